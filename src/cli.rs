@@ -1,0 +1,90 @@
+//! The command line: one clap subcommand per job; with no subcommand Murk speaks the protocol.
+
+use crate::core::{Color, Variant};
+use crate::rules::{divide, Legality, Position};
+use crate::view::View;
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use std::io::Write;
+
+/// Murk, an engine for fog-of-war chess (dark-crazyhouse, dark-crossroads, dark-chess).
+#[derive(Parser, Debug)]
+#[command(name = "murk", version, about)]
+pub struct Cli {
+    /// The job to run; without one, Murk speaks the engine protocol on stdin/stdout.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Count the move tree: one line per root move, a blank line, then `Nodes searched: N`.
+    Perft {
+        /// Depth in plies.
+        depth: u32,
+        /// The game.
+        #[arg(long)]
+        variant: Variant,
+        /// Start from this FEN instead of the variant's start position.
+        #[arg(long)]
+        fen: Option<String>,
+        /// Count legal moves under ordinary check rules (testing mode) instead of pseudo-legal ones.
+        #[arg(long)]
+        legal: bool,
+    },
+    /// Print one side's view of a position: the text form, then an ASCII diagram.
+    View {
+        /// The game.
+        #[arg(long)]
+        variant: Variant,
+        /// The position (defaults to the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Whose view: white or black (red in Crossroads).
+        #[arg(long, value_parser = parse_color)]
+        side: Color,
+    },
+}
+
+/// Parses a side name for clap.
+pub fn parse_color(s: &str) -> Result<Color, String> {
+    Color::from_name(s).ok_or_else(|| format!("unknown side '{s}' (expected white or black)"))
+}
+
+/// Reads `--fen`, or the start position.
+pub fn position_arg(variant: Variant, fen: Option<&str>) -> Result<Position> {
+    match fen {
+        Some(fen) => Position::from_fen(variant, fen).with_context(|| format!("invalid FEN '{fen}'")),
+        None => Ok(Position::start(variant)),
+    }
+}
+
+/// Runs a parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        None => anyhow::bail!("the engine protocol is not available yet"),
+        Some(Command::Perft { depth, variant, fen, legal }) => {
+            let pos = position_arg(variant, fen.as_deref())?;
+            let legality = if legal { Legality::CheckAware } else { Legality::Pseudo };
+            let mut out = std::io::stdout().lock();
+            let mut total = 0;
+            if depth > 0 {
+                for (m, n) in divide(&pos, depth, legality) {
+                    writeln!(out, "{}: {n}", m.to_uci(variant))?;
+                    total += n;
+                }
+            } else {
+                total = 1;
+            }
+            writeln!(out, "\nNodes searched: {total}")?;
+        }
+        Some(Command::View { variant, fen, side }) => {
+            let pos = position_arg(variant, fen.as_deref())?;
+            let view = View::of(&pos, side);
+            println!("{}", view.to_text());
+            print!("{}", view.diagram());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,11 @@
+//! Murk: an engine for fog-of-war chess. It plays Dark Crazyhouse, Dark Crossroads Chess and
+//! Dark Chess.
+//!
+//! The crate is layered: [`core`] is the shared vocabulary, [`rules`] plays the true game,
+//! [`view`] computes what each side sees.
+#![deny(missing_docs)]
+
+pub mod cli;
+pub mod core;
+pub mod rules;
+pub mod view;

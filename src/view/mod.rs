@@ -1,0 +1,165 @@
+//! What one side sees of the true position (RULES.md sections 2 and 4): each square is seen
+//! (with its content), a silhouette (occupied, color only) or fog; plus the side's own hand.
+//!
+//! The text form, used by the protocol, is a FEN-like board, rank 8 first: piece letters (with
+//! `~` for promoted pieces) and digits for runs of seen empty squares as in FEN, `?` for a fogged
+//! square, `X`/`x` for a White/Black silhouette; then, in Crazyhouse, the viewer's own hand in
+//! brackets in FEN letters (`[QPP]` for White, `[qpp]` for Black; `[]` when empty).
+
+mod text;
+
+pub use text::ViewParseError;
+
+use crate::core::attacks;
+use crate::core::{Bitboard, Color, Piece, Role, Square, Variant};
+use crate::rules::{reach, Hand, Position};
+
+/// What a side knows about one square.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SquareView {
+    /// Not seen.
+    Fog,
+    /// Occupied by a piece of this color, kind unknown.
+    Silhouette(Color),
+    /// Seen and empty.
+    Empty,
+    /// Seen, holding this piece (`true` if it is a promoted Crazyhouse piece).
+    Piece(Piece, bool),
+}
+
+/// One side's view of a position.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct View {
+    variant: Variant,
+    side: Color,
+    seen: Bitboard,
+    silhouettes: Bitboard,
+    by_color: [Bitboard; 2],
+    by_role: [Bitboard; Role::COUNT],
+    promoted: Bitboard,
+    hand: Hand,
+}
+
+/// The squares `side` sees in full and the squares it sees only as silhouettes (disjoint sets).
+pub fn vision(pos: &Position, side: Color) -> (Bitboard, Bitboard) {
+    let board = pos.variant().board_mask();
+    let own = pos.by_color(side);
+    let enemies = pos.by_color(side.opponent());
+    let occ = own | enemies;
+    let mut seen = own;
+    let mut silhouettes = Bitboard::EMPTY;
+    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King, Role::Soldier] {
+        for sq in pos.pieces(side, role) {
+            seen |= reach(role, side, sq, occ, enemies, board);
+        }
+    }
+    for sq in pos.pieces(side, Role::Pawn) {
+        seen |= reach(Role::Pawn, side, sq, occ, enemies, board);
+    }
+    if let Some(ep) = pos.ep_square().filter(|_| pos.turn() == side) {
+        if (attacks::pawn_attacks(side.opponent(), ep) & pos.pieces(side, Role::Pawn)).any() {
+            seen |= Bitboard::from_square(ep);
+            seen |= Bitboard::from_square(Square::from_coords(ep.file(), (ep.rank() as i8 - side.forward()) as u8));
+        }
+    }
+    for sq in pos.pieces(side, Role::Cannon) {
+        let c = attacks::cannon(sq, occ);
+        seen |= (c.quiet & board) | (c.beyond & enemies);
+        silhouettes |= c.screens;
+    }
+    for sq in pos.pieces(side, Role::Horse) {
+        let (leaps, blocked_legs) = attacks::horse(sq, occ, board);
+        seen |= leaps;
+        silhouettes |= blocked_legs;
+    }
+    (seen, silhouettes & !seen)
+}
+
+impl View {
+    /// The view `side` has of `pos`.
+    pub fn of(pos: &Position, side: Color) -> View {
+        let (seen, silhouettes) = vision(pos, side);
+        let known = seen | silhouettes;
+        let mut by_role = [Bitboard::EMPTY; Role::COUNT];
+        for role in Role::ALL {
+            by_role[role.index()] = pos.by_role(role) & seen;
+        }
+        View {
+            variant: pos.variant(),
+            side,
+            seen,
+            silhouettes,
+            by_color: [pos.by_color(Color::White) & known, pos.by_color(Color::Black) & known],
+            by_role,
+            promoted: pos.promoted() & seen,
+            hand: *pos.hand(side),
+        }
+    }
+
+    /// The game.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// Whose view this is.
+    pub fn side(&self) -> Color {
+        self.side
+    }
+
+    /// Squares seen in full.
+    pub fn seen(&self) -> Bitboard {
+        self.seen
+    }
+
+    /// Squares seen only as silhouettes.
+    pub fn silhouettes(&self) -> Bitboard {
+        self.silhouettes
+    }
+
+    /// Squares in fog (on the board, neither seen nor silhouette).
+    pub fn fog(&self) -> Bitboard {
+        self.variant.board_mask() & !(self.seen | self.silhouettes)
+    }
+
+    /// Known squares holding pieces of `color` (seen or silhouette).
+    pub fn by_color(&self, color: Color) -> Bitboard {
+        self.by_color[color.index()]
+    }
+
+    /// Seen squares holding `color`'s pieces of `role`.
+    pub fn pieces(&self, color: Color, role: Role) -> Bitboard {
+        self.by_color[color.index()] & self.by_role[role.index()]
+    }
+
+    /// Seen promoted pieces.
+    pub fn promoted(&self) -> Bitboard {
+        self.promoted
+    }
+
+    /// The viewer's own hand.
+    pub fn hand(&self) -> &Hand {
+        &self.hand
+    }
+
+    /// What the viewer knows about `sq`.
+    pub fn square(&self, sq: Square) -> SquareView {
+        if self.silhouettes.contains(sq) {
+            let color = if self.by_color[0].contains(sq) { Color::White } else { Color::Black };
+            return SquareView::Silhouette(color);
+        }
+        if !self.seen.contains(sq) {
+            return SquareView::Fog;
+        }
+        let color = if self.by_color[0].contains(sq) {
+            Color::White
+        } else if self.by_color[1].contains(sq) {
+            Color::Black
+        } else {
+            return SquareView::Empty;
+        };
+        match Role::ALL.into_iter().find(|r| self.by_role[r.index()].contains(sq)) {
+            Some(role) => SquareView::Piece(Piece::new(color, role), self.promoted.contains(sq)),
+            None => SquareView::Silhouette(color),
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! The text form of a view (see the module docs of [`crate::view`]) and its ASCII diagram.
+
+use super::{SquareView, View};
+use crate::core::{Bitboard, Color, Piece, Role, Square, Variant};
+use crate::rules::fen::{board_text, parse_board_text, piece_char, split_hand, FenError};
+use crate::rules::Hand;
+
+/// Why a view text was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ViewParseError {
+    /// The board part is malformed.
+    #[error("bad view board: {0}")]
+    Board(#[from] FenError),
+    /// The hand part is malformed, is missing in Crazyhouse, or shows the other side's pieces.
+    #[error("bad view hand '{0}'")]
+    Hand(String),
+    /// The view lacks the viewer's king (a side always sees its own pieces).
+    #[error("view shows no king of the viewer")]
+    NoOwnKing,
+}
+
+impl View {
+    /// The text form: FEN-like board with `?` fog and `X`/`x` silhouettes, plus the own hand in
+    /// Crazyhouse.
+    pub fn to_text(&self) -> String {
+        let mut s = board_text(self.variant, |sq| match self.square(sq) {
+            SquareView::Fog => Some(('?', false)),
+            SquareView::Silhouette(Color::White) => Some(('X', false)),
+            SquareView::Silhouette(Color::Black) => Some(('x', false)),
+            SquareView::Empty => None,
+            SquareView::Piece(p, promoted) => Some((piece_char(self.variant, p), promoted)),
+        });
+        if self.variant.has_hands() {
+            s.push('[');
+            for role in Role::HAND {
+                for _ in 0..self.hand.count(role) {
+                    s.push(piece_char(self.variant, Piece::new(self.side, role)));
+                }
+            }
+            s.push(']');
+        }
+        s
+    }
+
+    /// Parses the text form of `side`'s view in `variant`.
+    pub fn parse(variant: Variant, side: Color, text: &str) -> Result<View, ViewParseError> {
+        let (board, hand_text) = split_hand(text.trim())?;
+        let mut view = View {
+            variant,
+            side,
+            seen: variant.board_mask(),
+            silhouettes: Bitboard::EMPTY,
+            by_color: [Bitboard::EMPTY; 2],
+            by_role: [Bitboard::EMPTY; Role::COUNT],
+            promoted: Bitboard::EMPTY,
+            hand: Hand::default(),
+        };
+        parse_board_text(variant, board, |sq, c, promoted| view.place(sq, c, promoted))?;
+        match (variant.has_hands(), hand_text) {
+            (true, Some(h)) => view.hand = parse_own_hand(variant, side, h)?,
+            (false, None) => {}
+            (_, other) => return Err(ViewParseError::Hand(other.unwrap_or("").to_string())),
+        }
+        if view.pieces(side, Role::King).count() != 1 {
+            return Err(ViewParseError::NoOwnKing);
+        }
+        Ok(view)
+    }
+
+    fn place(&mut self, sq: Square, c: char, promoted: bool) -> Result<(), FenError> {
+        let bb = Bitboard::from_square(sq);
+        let mark_ok = !promoted || self.variant.has_hands();
+        match c {
+            '?' if !promoted => self.seen ^= bb,
+            'X' | 'x' if !promoted => {
+                self.seen ^= bb;
+                self.silhouettes |= bb;
+                self.by_color[usize::from(c == 'x')] |= bb;
+            }
+            _ => {
+                let role = self.variant.role_of_letter(c).ok_or(FenError::BadPiece(c, self.variant))?;
+                if !mark_ok || (promoted && matches!(role, Role::King | Role::Pawn)) {
+                    return Err(FenError::BadPromotedMark);
+                }
+                self.by_color[usize::from(c.is_ascii_lowercase())] |= bb;
+                self.by_role[role.index()] |= bb;
+                if promoted {
+                    self.promoted |= bb;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A multi-line ASCII diagram, rank 8 on top: letters for pieces (`~` after promoted ones),
+    /// `.` for seen empty squares, `?` for fog and `X`/`x` for silhouettes.
+    pub fn diagram(&self) -> String {
+        let width = self.variant.width() as usize;
+        let rule = format!("  +{}+\n", "-".repeat(width * 2 + 1));
+        let mut s = rule.clone();
+        for rank in (0..8u8).rev() {
+            s.push_str(&format!("{} |", rank + 1));
+            for file in 0..width as u8 {
+                let (c, mark) = match self.square(Square::from_coords(file, rank)) {
+                    SquareView::Fog => ('?', ' '),
+                    SquareView::Silhouette(Color::White) => ('X', ' '),
+                    SquareView::Silhouette(Color::Black) => ('x', ' '),
+                    SquareView::Empty => ('.', ' '),
+                    SquareView::Piece(p, promoted) => (piece_char(self.variant, p), if promoted { '~' } else { ' ' }),
+                };
+                s.push(mark);
+                s.push(c);
+            }
+            s.push_str(" |\n");
+        }
+        s.push_str(&rule);
+        s.push_str("   ");
+        for file in 0..width as u8 {
+            s.push(' ');
+            s.push((b'a' + file) as char);
+        }
+        s.push('\n');
+        if self.variant.has_hands() {
+            let hand: String = self.to_text().split_once('[').map(|(_, h)| h.trim_end_matches(']').to_string()).unwrap_or_default();
+            s.push_str(&format!("  hand: {}\n", if hand.is_empty() { "-" } else { &hand }));
+        }
+        s
+    }
+}
+
+fn parse_own_hand(variant: Variant, side: Color, text: &str) -> Result<Hand, ViewParseError> {
+    let mut hand = Hand::default();
+    for c in text.chars() {
+        let role = variant.role_of_letter(c).filter(|r| Role::HAND.contains(r));
+        let own_case = (side == Color::White) == c.is_ascii_uppercase();
+        match role {
+            Some(role) if own_case => hand.add(role),
+            _ => return Err(ViewParseError::Hand(text.to_string())),
+        }
+    }
+    Ok(hand)
+}
