@@ -7,5 +7,6 @@
 
 pub mod cli;
 pub mod core;
+pub mod engine;
 pub mod rules;
 pub mod view;

@@ -4,10 +4,16 @@
 //! The text form, used by the protocol, is a FEN-like board, rank 8 first: piece letters (with
 //! `~` for promoted pieces) and digits for runs of seen empty squares as in FEN, `?` for a fogged
 //! square, `X`/`x` for a White/Black silhouette; then, in Crazyhouse, the viewer's own hand in
-//! brackets in FEN letters (`[QPP]` for White, `[qpp]` for Black; `[]` when empty).
+//! brackets in FEN letters (`[QPP]` for White, `[qpp]` for Black; `[]` when empty); then, after a
+//! space, the en-passant square the viewer may capture on now, or `-` (the square and the pawn
+//! that may be taken are already seen; this field says that the capture is available).
+//! Example (White after 1. e4 in Dark Chess): `????????/????????/????????/????????/4P3/8/PPPP1PPP/RNBQKBNR -`.
 
+mod observation;
+mod own_moves;
 mod text;
 
+pub use observation::{Observation, ObservationParseError};
 pub use text::ViewParseError;
 
 use crate::core::attacks;
@@ -38,10 +44,17 @@ pub struct View {
     by_role: [Bitboard; Role::COUNT],
     promoted: Bitboard,
     hand: Hand,
+    ep: Option<Square>,
 }
 
 /// The squares `side` sees in full and the squares it sees only as silhouettes (disjoint sets).
 pub fn vision(pos: &Position, side: Color) -> (Bitboard, Bitboard) {
+    let (seen, silhouettes, _) = vision_with_ep(pos, side);
+    (seen, silhouettes)
+}
+
+/// [`vision`], plus the en-passant square `side` may capture on now.
+fn vision_with_ep(pos: &Position, side: Color) -> (Bitboard, Bitboard, Option<Square>) {
     let board = pos.variant().board_mask();
     let own = pos.by_color(side);
     let enemies = pos.by_color(side.opponent());
@@ -56,11 +69,11 @@ pub fn vision(pos: &Position, side: Color) -> (Bitboard, Bitboard) {
     for sq in pos.pieces(side, Role::Pawn) {
         seen |= reach(Role::Pawn, side, sq, occ, enemies, board);
     }
-    if let Some(ep) = pos.ep_square().filter(|_| pos.turn() == side) {
-        if (attacks::pawn_attacks(side.opponent(), ep) & pos.pieces(side, Role::Pawn)).any() {
-            seen |= Bitboard::from_square(ep);
-            seen |= Bitboard::from_square(Square::from_coords(ep.file(), (ep.rank() as i8 - side.forward()) as u8));
-        }
+    let ep = pos.ep_square().filter(|_| pos.turn() == side);
+    if let Some(ep) = ep {
+        debug_assert!((attacks::pawn_attacks(side.opponent(), ep) & pos.pieces(side, Role::Pawn)).any());
+        seen |= Bitboard::from_square(ep);
+        seen |= Bitboard::from_square(Square::from_coords(ep.file(), (ep.rank() as i8 - side.forward()) as u8));
     }
     for sq in pos.pieces(side, Role::Cannon) {
         let c = attacks::cannon(sq, occ);
@@ -72,13 +85,13 @@ pub fn vision(pos: &Position, side: Color) -> (Bitboard, Bitboard) {
         seen |= leaps;
         silhouettes |= blocked_legs;
     }
-    (seen, silhouettes & !seen)
+    (seen, silhouettes & !seen, ep)
 }
 
 impl View {
     /// The view `side` has of `pos`.
     pub fn of(pos: &Position, side: Color) -> View {
-        let (seen, silhouettes) = vision(pos, side);
+        let (seen, silhouettes, ep) = vision_with_ep(pos, side);
         let known = seen | silhouettes;
         let mut by_role = [Bitboard::EMPTY; Role::COUNT];
         for role in Role::ALL {
@@ -93,6 +106,7 @@ impl View {
             by_role,
             promoted: pos.promoted() & seen,
             hand: *pos.hand(side),
+            ep,
         }
     }
 
@@ -139,6 +153,11 @@ impl View {
     /// The viewer's own hand.
     pub fn hand(&self) -> &Hand {
         &self.hand
+    }
+
+    /// The en-passant square the viewer may capture on now, if any.
+    pub fn ep_square(&self) -> Option<Square> {
+        self.ep
     }
 
     /// What the viewer knows about `sq`.

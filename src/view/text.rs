@@ -14,6 +14,12 @@ pub enum ViewParseError {
     /// The hand part is malformed, is missing in Crazyhouse, or shows the other side's pieces.
     #[error("bad view hand '{0}'")]
     Hand(String),
+    /// The text is not two space-separated fields (board, en-passant square).
+    #[error("a view is '<board>[<hand>] <ep-square|->', got '{0}'")]
+    Fields(String),
+    /// The en-passant field is malformed or impossible.
+    #[error("bad view en-passant field '{0}'")]
+    EnPassant(String),
     /// The view lacks the viewer's king (a side always sees its own pieces).
     #[error("view shows no king of the viewer")]
     NoOwnKing,
@@ -23,6 +29,16 @@ impl View {
     /// The text form: FEN-like board with `?` fog and `X`/`x` silhouettes, plus the own hand in
     /// Crazyhouse.
     pub fn to_text(&self) -> String {
+        let mut s = self.board_text();
+        match self.ep {
+            Some(sq) => s.push_str(&format!(" {sq}")),
+            None => s.push_str(" -"),
+        }
+        s
+    }
+
+    /// The board and hand part of the text form (no en-passant field).
+    fn board_text(&self) -> String {
         let mut s = board_text(self.variant, |sq| match self.square(sq) {
             SquareView::Fog => Some(('?', false)),
             SquareView::Silhouette(Color::White) => Some(('X', false)),
@@ -44,7 +60,12 @@ impl View {
 
     /// Parses the text form of `side`'s view in `variant`.
     pub fn parse(variant: Variant, side: Color, text: &str) -> Result<View, ViewParseError> {
-        let (board, hand_text) = split_hand(text.trim())?;
+        let mut fields = text.split_whitespace();
+        let (board, ep_text) = match (fields.next(), fields.next(), fields.next()) {
+            (Some(board), Some(ep), None) => (board, ep),
+            _ => return Err(ViewParseError::Fields(text.to_string())),
+        };
+        let (board, hand_text) = split_hand(board)?;
         let mut view = View {
             variant,
             side,
@@ -54,6 +75,7 @@ impl View {
             by_role: [Bitboard::EMPTY; Role::COUNT],
             promoted: Bitboard::EMPTY,
             hand: Hand::default(),
+            ep: None,
         };
         parse_board_text(variant, board, |sq, c, promoted| view.place(sq, c, promoted))?;
         match (variant.has_hands(), hand_text) {
@@ -63,6 +85,14 @@ impl View {
         }
         if view.pieces(side, Role::King).count() != 1 {
             return Err(ViewParseError::NoOwnKing);
+        }
+        if ep_text != "-" {
+            let sq = Square::parse(ep_text).ok_or_else(|| ViewParseError::EnPassant(ep_text.to_string()))?;
+            let capturers = crate::core::attacks::pawn_attacks(side.opponent(), sq) & view.pieces(side, Role::Pawn);
+            if !variant.is_chess_board() || !view.seen.contains(sq) || capturers.is_empty() {
+                return Err(ViewParseError::EnPassant(ep_text.to_string()));
+            }
+            view.ep = Some(sq);
         }
         Ok(view)
     }
@@ -120,8 +150,11 @@ impl View {
             s.push((b'a' + file) as char);
         }
         s.push('\n');
+        if let Some(ep) = self.ep {
+            s.push_str(&format!("  en passant: {ep}\n"));
+        }
         if self.variant.has_hands() {
-            let hand: String = self.to_text().split_once('[').map(|(_, h)| h.trim_end_matches(']').to_string()).unwrap_or_default();
+            let hand: String = self.board_text().split_once('[').map(|(_, h)| h.trim_end_matches(']').to_string()).unwrap_or_default();
             s.push_str(&format!("  hand: {}\n", if hand.is_empty() { "-" } else { &hand }));
         }
         s

@@ -1,0 +1,4 @@
+//! Murk's integration tests: one binary, a module per area.
+
+mod info;
+mod support;
