@@ -82,8 +82,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::View { variant, fen, side }) => {
             let pos = position_arg(variant, fen.as_deref())?;
             let view = View::of(&pos, side);
-            println!("{}", view.to_text());
-            print!("{}", view.diagram());
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", view.to_text())?;
+            write!(out, "{}", view.diagram())?;
         }
     }
     Ok(())

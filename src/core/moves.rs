@@ -88,7 +88,8 @@ impl Move {
         let kind = match text[4..].chars().next() {
             None => MoveKind::Normal,
             Some(c) if c.is_ascii_lowercase() => {
-                let role = variant.role_of_letter(c).filter(|r| variant.promotion_roles().contains(r)).ok_or_else(err)?;
+                let role =
+                    variant.role_of_letter(c).filter(|r| variant.promotion_roles().contains(r)).ok_or_else(err)?;
                 MoveKind::Promotion(role)
             }
             Some(_) => return Err(err()),

@@ -126,9 +126,6 @@ impl fmt::Display for Variant {
 impl FromStr for Variant {
     type Err = UnknownVariant;
     fn from_str(s: &str) -> Result<Variant, UnknownVariant> {
-        Variant::ALL
-            .into_iter()
-            .find(|v| v.name() == s)
-            .ok_or_else(|| UnknownVariant(s.to_string()))
+        Variant::ALL.into_iter().find(|v| v.name() == s).ok_or_else(|| UnknownVariant(s.to_string()))
     }
 }

@@ -301,11 +301,8 @@ fn check_own_move(before: &View, mv: Move, obs: &Observation) -> Result<(), Stri
         }
         _ => {
             let (role, promoted) = army.lift(mv.from).ok_or("our move starts on an empty square")?;
-            let victim_sq = if mv.kind == MoveKind::EnPassant {
-                Square::from_coords(mv.to.file(), mv.from.rank())
-            } else {
-                mv.to
-            };
+            let victim_sq =
+                if mv.kind == MoveKind::EnPassant { Square::from_coords(mv.to.file(), mv.from.rank()) } else { mv.to };
             if variant.has_hands() {
                 match before.square(victim_sq) {
                     SquareView::Piece(victim, _) if victim.role == Role::King => {}

@@ -84,9 +84,7 @@ impl Position {
 
     /// Writes the position as FEN (hands in brackets for Crazyhouse).
     pub fn to_fen(&self) -> String {
-        let mut s = board_fen(self.variant, |sq| {
-            self.piece_at(sq).map(|p| (p, self.promoted.contains(sq)))
-        });
+        let mut s = board_fen(self.variant, |sq| self.piece_at(sq).map(|p| (p, self.promoted.contains(sq))));
         if self.variant.has_hands() {
             s.push('[');
             for color in Color::ALL {
@@ -102,9 +100,12 @@ impl Position {
         if self.castling.0 == 0 {
             s.push('-');
         }
-        for (color, king_side, c) in
-            [(Color::White, true, 'K'), (Color::White, false, 'Q'), (Color::Black, true, 'k'), (Color::Black, false, 'q')]
-        {
+        for (color, king_side, c) in [
+            (Color::White, true, 'K'),
+            (Color::White, false, 'Q'),
+            (Color::Black, true, 'k'),
+            (Color::Black, false, 'q'),
+        ] {
             if self.castling.has(color, king_side) {
                 s.push(c);
             }

@@ -203,7 +203,8 @@ impl Game {
         } else if racer_arrived {
             try_armed = true;
             self.pending_try = Some(mover);
-            (self.position.count_moves() == 0).then_some(Outcome { winner: Some(mover), reason: EndReason::TryCompleted })
+            (self.position.count_moves() == 0)
+                .then_some(Outcome { winner: Some(mover), reason: EndReason::TryCompleted })
         } else {
             self.judge_draws_and_stalemate(mover)
         };

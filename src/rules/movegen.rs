@@ -141,7 +141,8 @@ pub fn reach(role: Role, color: Color, sq: Square, occ: Bitboard, enemies: Bitbo
 pub fn pawn_pushes(color: Color, sq: Square, occ: Bitboard, board: Bitboard) -> Bitboard {
     let empty = board & !occ;
     let one = Bitboard::from_square(sq).shift_ranks(color.forward()) & empty;
-    let two = if color.relative_rank(sq.rank()) == 1 { one.shift_ranks(color.forward()) & empty } else { Bitboard::EMPTY };
+    let two =
+        if color.relative_rank(sq.rank()) == 1 { one.shift_ranks(color.forward()) & empty } else { Bitboard::EMPTY };
     one | two
 }
 
@@ -159,7 +160,9 @@ impl Position {
         let enemies = self.by_color(us.opponent());
         let occ = own | enemies;
         let targets = board & !own;
-        for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King, Role::Cannon, Role::Horse, Role::Soldier] {
+        for role in
+            [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King, Role::Cannon, Role::Horse, Role::Soldier]
+        {
             for sq in self.pieces(us, role) {
                 sink.push_targets(sq, reach(role, us, sq, occ, enemies, board) & targets);
             }
@@ -271,7 +274,10 @@ impl Position {
     /// Rewrites `e1h1`/`e1a1` (king onto its own castling rook) as `e1g1`/`e1c1`.
     fn castle_alias(&self, m: Move) -> Move {
         let us = self.turn;
-        if m.kind != MoveKind::Normal || m.from != Castling::king_square(us) || !self.pieces(us, Role::King).contains(m.from) {
+        if m.kind != MoveKind::Normal
+            || m.from != Castling::king_square(us)
+            || !self.pieces(us, Role::King).contains(m.from)
+        {
             return m;
         }
         for king_side in [true, false] {

@@ -236,11 +236,8 @@ impl Position {
             _ => {
                 let role = self.role_at(m.from).expect("move from an empty square");
                 let was_promoted = self.promoted.contains(m.from);
-                let target = if m.kind == MoveKind::EnPassant {
-                    Square::from_coords(m.to.file(), m.from.rank())
-                } else {
-                    m.to
-                };
+                let target =
+                    if m.kind == MoveKind::EnPassant { Square::from_coords(m.to.file(), m.from.rank()) } else { m.to };
                 if let Some(victim) = self.role_at(target) {
                     let victim_promoted = self.promoted.contains(target);
                     self.remove(target, Piece::new(them, victim));
@@ -262,7 +259,10 @@ impl Position {
                 if matches!(role, Role::Pawn | Role::Soldier) {
                     self.halfmoves = 0;
                     if role == Role::Pawn && m.from.rank().abs_diff(m.to.rank()) == 2 {
-                        self.set_ep_if_capturable(Square::from_coords(m.from.file(), (m.from.rank() + m.to.rank()) / 2));
+                        self.set_ep_if_capturable(Square::from_coords(
+                            m.from.file(),
+                            (m.from.rank() + m.to.rank()) / 2,
+                        ));
                     }
                 }
                 self.castling.0 &= !(Castling::lost_by_touching(m.from) | Castling::lost_by_touching(m.to));

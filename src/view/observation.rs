@@ -87,7 +87,13 @@ impl Observation {
     }
 }
 
-fn parse_capture(variant: Variant, side: Color, view: &View, sq: &str, letter: &str) -> Result<(Square, Role), ObservationParseError> {
+fn parse_capture(
+    variant: Variant,
+    side: Color,
+    view: &View,
+    sq: &str,
+    letter: &str,
+) -> Result<(Square, Role), ObservationParseError> {
     let err = || ObservationParseError::Capture(format!("{sq} {letter}"));
     let square = Square::parse(sq).filter(|&s| variant.board_mask().contains(s)).ok_or_else(err)?;
     let mut chars = letter.chars();

@@ -154,7 +154,8 @@ impl View {
             s.push_str(&format!("  en passant: {ep}\n"));
         }
         if self.variant.has_hands() {
-            let hand: String = self.board_text().split_once('[').map(|(_, h)| h.trim_end_matches(']').to_string()).unwrap_or_default();
+            let hand: String =
+                self.board_text().split_once('[').map(|(_, h)| h.trim_end_matches(']').to_string()).unwrap_or_default();
             s.push_str(&format!("  hand: {}\n", if hand.is_empty() { "-" } else { &hand }));
         }
         s

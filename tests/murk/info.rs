@@ -23,7 +23,12 @@ fn own_moves_match_the_true_moves_and_observations_never_contradict() {
                     let state = &mut states[mover.index()];
                     let decidable = state.legal_moves();
                     let truth = ply.before.moves();
-                    assert_eq!(board_moves(&decidable), board_moves(&truth), "{variant} seed {seed}: {}", ply.before.to_fen());
+                    assert_eq!(
+                        board_moves(&decidable),
+                        board_moves(&truth),
+                        "{variant} seed {seed}: {}",
+                        ply.before.to_fen()
+                    );
                     for m in truth.iter().filter(|m| m.is_drop()) {
                         assert!(decidable.contains(m), "{variant}: true drop {m:?} not offered");
                     }
