@@ -20,9 +20,9 @@ pub enum ViewParseError {
     /// The en-passant field is malformed or impossible.
     #[error("bad view en-passant field '{0}'")]
     EnPassant(String),
-    /// The view lacks the viewer's king (a side always sees its own pieces).
-    #[error("view shows no king of the viewer")]
-    NoOwnKing,
+    /// The view shows more than one king of the viewer (none is possible once it was captured).
+    #[error("view shows more than one king of the viewer")]
+    OwnKings,
 }
 
 impl View {
@@ -83,8 +83,8 @@ impl View {
             (false, None) => {}
             (_, other) => return Err(ViewParseError::Hand(other.unwrap_or("").to_string())),
         }
-        if view.pieces(side, Role::King).count() != 1 {
-            return Err(ViewParseError::NoOwnKing);
+        if view.pieces(side, Role::King).count() > 1 {
+            return Err(ViewParseError::OwnKings);
         }
         if ep_text != "-" {
             let sq = Square::parse(ep_text).ok_or_else(|| ViewParseError::EnPassant(ep_text.to_string()))?;
