@@ -31,53 +31,25 @@ pub trait MoveSink {
 pub const MAX_MOVES: usize = 512;
 
 /// A fixed-capacity list of moves, filled without allocating.
-#[derive(Clone)]
-pub struct MoveList {
-    moves: [Move; MAX_MOVES],
-    len: usize,
-}
+#[derive(Clone, Default)]
+pub struct MoveList(arrayvec::ArrayVec<Move, MAX_MOVES>);
 
 impl MoveList {
     /// An empty list.
     #[inline(always)]
     pub fn new() -> MoveList {
-        MoveList { moves: [Move::normal(Square::new_unchecked(0), Square::new_unchecked(0)); MAX_MOVES], len: 0 }
+        MoveList(arrayvec::ArrayVec::new())
     }
 
     /// The moves as a slice.
     #[inline(always)]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
-    }
-
-    /// Number of moves.
-    #[inline(always)]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True if there are no moves.
-    #[inline(always)]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
+        &self.0
     }
 
     /// Keeps only the moves for which `keep` is true.
     pub fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {
-        let mut n = 0;
-        for i in 0..self.len {
-            if keep(self.moves[i]) {
-                self.moves[n] = self.moves[i];
-                n += 1;
-            }
-        }
-        self.len = n;
-    }
-}
-
-impl Default for MoveList {
-    fn default() -> Self {
-        MoveList::new()
+        self.0.retain(|m| keep(*m));
     }
 }
 
@@ -91,9 +63,7 @@ impl std::ops::Deref for MoveList {
 impl MoveSink for MoveList {
     #[inline(always)]
     fn push(&mut self, m: Move) {
-        debug_assert!(self.len < MAX_MOVES);
-        self.moves[self.len] = m;
-        self.len += 1;
+        self.0.push(m);
     }
 }
 
