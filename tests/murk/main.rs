@@ -1,6 +1,7 @@
 //! Murk's integration tests: one binary, a module per area.
 
 mod info;
+mod perft;
 mod rules;
 mod support;
 mod views;
