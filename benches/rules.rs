@@ -21,7 +21,7 @@ fn positions() -> Vec<(&'static str, Variant, &'static str)> {
             "r1bqk2r/ppp2ppp/2n5/3Pp3/1b6/2N5/PPP2PPP/R1BQKB~NR[QPPn] w KQkq e6 0 9",
         ),
         ("crossroads-start", Variant::DarkCrossroads, Variant::DarkCrossroads.start_fen()),
-        ("crossroads-mid", Variant::DarkCrossroads, "1k1h2/3o1v/Nnb2o/V1p2P/1O1P2/4P1/2O1c1/1CH1KB w - - 0 26"),
+        ("crossroads-mid", Variant::DarkCrossroads, "1k1h2/3o1v/1nb2o/V1p2P/1O1P2/4P1/2O1c1/1CH1KB w - - 0 26"),
     ]
 }
 

@@ -45,6 +45,21 @@ pub enum Command {
         #[arg(long, value_parser = parse_color)]
         side: Color,
     },
+    /// Play a match between two engines under fog, refereed on the true position.
+    ///
+    /// The runner sends each engine only what protocol.md allows, and prints the score and the
+    /// Elo difference as cutechess-cli does.
+    Match(crate::runner::MatchArgs),
+    /// Print a game recorded by `murk match --json` ply by ply, as ASCII boards of one view.
+    Replay(crate::runner::ReplayArgs),
+    /// Measure the belief state against the referee: play games, track each side's belief, and
+    /// print the naive baseline, then as the last line `belief-eval variant=... games=... plies=...
+    /// consistent=... truth_in_support=... square_acc=... hand_acc=... lost=... update_ms_p50=...
+    /// update_ms_p99=...`.
+    BeliefEval(crate::belief::eval::BeliefEvalArgs),
+    /// Search a fixed set of positions with a fixed seed and node count; the last two lines are
+    /// `Nodes searched: N` (a signature of search and evaluation) and `Nodes/second: X`.
+    Bench(crate::search::bench::BenchArgs),
 }
 
 /// Parses a side name for clap.
@@ -63,7 +78,7 @@ pub fn position_arg(variant: Variant, fen: Option<&str>) -> Result<Position> {
 /// Runs a parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        None => anyhow::bail!("the engine protocol is not available yet"),
+        None => crate::protocol::run_stdio(crate::engine::Session::default())?,
         Some(Command::Perft { depth, variant, fen, legal }) => {
             let pos = position_arg(variant, fen.as_deref())?;
             let legality = if legal { Legality::CheckAware } else { Legality::Pseudo };
@@ -85,6 +100,12 @@ pub fn run(cli: Cli) -> Result<()> {
             let mut out = std::io::stdout().lock();
             writeln!(out, "{}", view.to_text())?;
             write!(out, "{}", view.diagram())?;
+        }
+        Some(Command::Match(args)) => crate::runner::run_match_command(&args)?,
+        Some(Command::Replay(args)) => crate::runner::run_replay_command(&args)?,
+        Some(Command::Bench(args)) => crate::search::bench::run(&args, &mut std::io::stdout().lock())?,
+        Some(Command::BeliefEval(args)) => {
+            crate::belief::eval::run(&args, &mut std::io::stdout().lock())?;
         }
     }
     Ok(())

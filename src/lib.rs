@@ -5,8 +5,13 @@
 //! [`view`] computes what each side sees.
 #![deny(missing_docs)]
 
+pub mod belief;
 pub mod cli;
 pub mod core;
 pub mod engine;
+pub mod eval;
+pub mod protocol;
 pub mod rules;
+pub mod search;
+pub mod runner;
 pub mod view;

@@ -178,7 +178,8 @@ impl InfoState {
     /// Applies the answer "your drop bounced".
     pub fn bounce(&mut self, square: Square) -> Result<(), InfoError> {
         match self.pending {
-            Some(m) if m.is_drop() && m.to == square && self.is_our_turn() => {
+            // Only a fogged square can hold an unseen piece: a drop onto a square seen empty lands.
+            Some(m) if m.is_drop() && m.to == square && self.is_our_turn() && self.view().fog().contains(square) => {
                 self.pending = None;
                 self.bounced |= Bitboard::from_square(square);
                 self.events.push(Event::Bounce { square });

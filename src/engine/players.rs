@@ -27,7 +27,11 @@ impl SimplePlayer {
 
     /// Chooses a move for the player whose information is `info`, or `None` without legal moves.
     pub fn choose(self, info: &InfoState, rng: &mut impl Rng) -> Option<Move> {
-        let moves = info.legal_moves();
+        self.choose_from(info, &info.legal_moves(), rng)
+    }
+
+    /// Chooses among `moves` (a subset of the legal moves, e.g. UCI `searchmoves`) by the same rule.
+    pub fn choose_from(self, info: &InfoState, moves: &[Move], rng: &mut impl Rng) -> Option<Move> {
         if self == SimplePlayer::Greedy {
             let best_capture =
                 moves.iter().filter_map(|&m| capture_value(info, m).map(|v| (v, m))).max_by(|a, b| a.0.total_cmp(&b.0));

@@ -98,7 +98,7 @@ fn parse_capture(
     let square = Square::parse(sq).filter(|&s| variant.board_mask().contains(s)).ok_or_else(err)?;
     let mut chars = letter.chars();
     let (Some(c), None) = (chars.next(), chars.next()) else { return Err(err()) };
-    let role = variant.role_of_letter(c).filter(|&r| r != Role::King).ok_or_else(err)?;
+    let role = variant.role_of_letter(c).ok_or_else(err)?;
     let own_case = (side == Color::White) == c.is_ascii_uppercase();
     // The captor now stands on the square: it cannot still show one of the observer's pieces.
     if !own_case || view.by_color(side).contains(square) {

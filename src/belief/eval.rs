@@ -1,0 +1,286 @@
+//! `murk belief-eval`: plays games with the referee, which knows the truth, tracks the belief of
+//! each side, and measures it against the truth and against a naive baseline.
+//!
+//! Measured after every ply, for both sides: `consistent`, the fraction of handed-out worlds
+//! (drawn as [`Belief::sample`] draws them) that replay through the whole history;
+//! `truth_in_support`, the fraction of belief states holding the true world; `square_acc`, the
+//! mean probability given to the true content of each fogged square; `hand_acc`, the mean
+//! probability given to the true enemy hand (Crazyhouse); `lost`, the number of fallbacks; and the
+//! time of every [`Belief::update`] call.
+
+use super::baseline::Baseline;
+use super::{same_world, Belief, BeliefConfig, OpponentModel, Truncation};
+use crate::core::{Color, Variant};
+use crate::engine::{InfoState, SimplePlayer};
+use crate::rules::{Game, Played, Position};
+use crate::view::Observation;
+use anyhow::{anyhow, Context, Result};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::io::Write;
+use std::time::Instant;
+
+/// The options of `murk belief-eval`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BeliefEvalArgs {
+    /// The game.
+    #[arg(long)]
+    pub variant: Variant,
+    /// Number of games.
+    #[arg(long, default_value_t = 100)]
+    pub games: usize,
+    /// Seed of the first game; game i uses seed + i.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// White's player: random or greedy (builtin:random and builtin:greedy are read too).
+    #[arg(long, default_value = "random", value_parser = parse_player)]
+    pub white: SimplePlayer,
+    /// Black's (Red's) player.
+    #[arg(long, default_value = "random", value_parser = parse_player)]
+    pub black: SimplePlayer,
+    /// Plies after which a game is cut off.
+    #[arg(long, default_value_t = 300)]
+    pub max_plies: usize,
+    /// Memory budget of each belief, in MiB (default: the engine's).
+    #[arg(long)]
+    pub hash: Option<usize>,
+    /// Worlds each belief keeps (default: the engine's).
+    #[arg(long)]
+    pub max_worlds: Option<usize>,
+    /// Children each opponent update may generate (default: the engine's).
+    #[arg(long)]
+    pub max_children: Option<usize>,
+    /// Opponent model: weight of captures (0 for uniform; default: the engine's).
+    #[arg(long)]
+    pub capture_bias: Option<f64>,
+    /// How a set too large is cut: heaviest or systematic (default: the engine's).
+    #[arg(long)]
+    pub truncate: Option<String>,
+    /// Handed-out worlds replayed against the whole history after every update.
+    #[arg(long, default_value_t = 4)]
+    pub check: usize,
+}
+
+/// Parses `random`, `greedy`, `builtin:random` or `builtin:greedy`.
+pub fn parse_player(s: &str) -> Result<SimplePlayer, String> {
+    s.strip_prefix("builtin:").unwrap_or(s).parse().map_err(|e| format!("{e}"))
+}
+
+impl BeliefEvalArgs {
+    /// The belief configuration these options give (lineage on, so worlds can be replayed).
+    pub fn belief_config(&self) -> BeliefConfig {
+        let mut cfg = BeliefConfig { lineage: true, ..BeliefConfig::default() };
+        if let Some(h) = self.hash {
+            cfg.hash_mib = h;
+        }
+        if let Some(n) = self.max_worlds {
+            cfg.max_worlds = n;
+        }
+        if let Some(n) = self.max_children {
+            cfg.max_children = n;
+        }
+        match self.truncate.as_deref() {
+            Some("systematic") => cfg.truncation = Truncation::Systematic,
+            Some("heaviest") => cfg.truncation = Truncation::Heaviest,
+            _ => {}
+        }
+        if let Some(b) = self.capture_bias {
+            cfg.model = if b > 0.0 { OpponentModel::CaptureBias(b) } else { OpponentModel::Uniform };
+        }
+        cfg
+    }
+}
+
+/// The running totals of an evaluation.
+#[derive(Clone, Debug, Default)]
+pub struct EvalStats {
+    /// Games played.
+    pub games: usize,
+    /// Plies played.
+    pub plies: usize,
+    /// Handed-out worlds replayed, and those that replayed cleanly.
+    pub checked: (u64, u64),
+    /// Belief states measured, and those holding the true world.
+    pub support: (u64, u64),
+    /// Belief states that were exact.
+    pub exact: u64,
+    /// Sum of worlds held over the belief states measured.
+    pub worlds: u64,
+    /// Fogged squares measured, the belief's and the baseline's probability sums.
+    pub squares: (u64, f64, f64),
+    /// Enemy hands measured and the probability sum.
+    pub hands: (u64, f64),
+    /// Fallbacks.
+    pub lost: usize,
+    /// Regenerations.
+    pub regenerated: usize,
+    /// Duration of every update, in milliseconds.
+    pub update_ms: Vec<f64>,
+}
+
+fn ratio(num: f64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num / den as f64
+    }
+}
+
+impl EvalStats {
+    /// The `p`-quantile of the update times (nearest rank).
+    pub fn update_quantile(&self, p: f64) -> f64 {
+        let mut v = self.update_ms.clone();
+        v.sort_by(f64::total_cmp);
+        v.get(((v.len().max(1) - 1) as f64 * p).round() as usize).copied().unwrap_or(0.0)
+    }
+
+    /// The fraction of handed-out worlds that replayed cleanly.
+    pub fn consistent(&self) -> f64 {
+        ratio(self.checked.1 as f64, self.checked.0)
+    }
+
+    /// The fraction of belief states holding the truth.
+    pub fn truth_in_support(&self) -> f64 {
+        ratio(self.support.1 as f64, self.support.0)
+    }
+
+    /// The belief's mean probability of the true content of a fogged square.
+    pub fn square_acc(&self) -> f64 {
+        ratio(self.squares.1, self.squares.0)
+    }
+
+    /// The baseline's mean probability of the true content of a fogged square.
+    pub fn baseline_acc(&self) -> f64 {
+        ratio(self.squares.2, self.squares.0)
+    }
+
+    /// The summary line (the last line of the output).
+    pub fn summary(&self, variant: Variant) -> String {
+        let hand = if variant.has_hands() { format!("{:.4}", ratio(self.hands.1, self.hands.0)) } else { "-".into() };
+        format!(
+            "belief-eval variant={variant} games={} plies={} consistent={:.4} truth_in_support={:.4} square_acc={:.4} hand_acc={hand} lost={} update_ms_p50={:.3} update_ms_p99={:.3}",
+            self.games,
+            self.plies,
+            self.consistent(),
+            self.truth_in_support(),
+            self.square_acc(),
+            self.lost,
+            self.update_quantile(0.5),
+            self.update_quantile(0.99),
+        )
+    }
+}
+
+/// One side of a game under evaluation.
+struct Tracker {
+    info: InfoState,
+    belief: Belief,
+    baseline: Baseline,
+}
+
+impl Tracker {
+    fn new(start: &Position, side: Color, cfg: &BeliefConfig) -> Tracker {
+        let info = InfoState::new(start.clone(), side);
+        Tracker { belief: Belief::new(&info, cfg.clone()), baseline: Baseline::new(&info), info }
+    }
+
+    fn update(&mut self, stats: &mut EvalStats) {
+        let t = Instant::now();
+        let report = self.belief.update(&self.info);
+        stats.update_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        stats.regenerated += report.regenerated;
+        self.baseline.update(&self.info);
+    }
+
+    /// Measures this side's belief against the true position.
+    fn measure(&self, truth: &Position, stats: &mut EvalStats, check: usize, rng: &mut Xoshiro256PlusPlus) {
+        let worlds = self.belief.worlds();
+        for i in worlds.systematic(check, rng) {
+            if let Some(outcome) = self.belief.check_world(i) {
+                stats.checked.0 += 1;
+                stats.checked.1 += outcome.is_ok() as u64;
+            }
+        }
+        stats.support.0 += 1;
+        let hit = worlds.worlds().iter().any(|w| same_world(w, truth));
+        stats.support.1 += hit as u64;
+        stats.exact += self.belief.is_exact() as u64;
+        stats.worlds += worlds.len() as u64;
+        let probs = self.belief.square_probabilities();
+        let view = self.info.view();
+        for sq in view.fog() {
+            let content = truth.piece_at(sq);
+            stats.squares.0 += 1;
+            stats.squares.1 += probs.probability(sq, content);
+            stats.squares.2 += self.baseline.probability(view, sq, content);
+        }
+        if truth.variant().has_hands() {
+            let enemy = truth.hand(self.info.side().opponent());
+            stats.hands.0 += 1;
+            stats.hands.1 += self.belief.enemy_hands().iter().find(|(h, _)| h == enemy).map_or(0.0, |e| e.1);
+        }
+    }
+}
+
+/// Plays one game, updating and measuring both beliefs after every ply.
+pub fn play_game(args: &BeliefEvalArgs, game_seed: u64, stats: &mut EvalStats) -> Result<()> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(game_seed);
+    let mut check_rng = Xoshiro256PlusPlus::seed_from_u64(game_seed ^ 0x5EED_C0DE);
+    let mut cfg = args.belief_config();
+    cfg.seed = game_seed;
+    let start = Position::start(args.variant);
+    let mut game = Game::new(start.clone());
+    let mut sides = [Tracker::new(&start, Color::White, &cfg), Tracker::new(&start, Color::Black, &cfg)];
+    let players = [args.white, args.black];
+    let mut plies = 0;
+    while game.outcome().is_none() && plies < args.max_plies {
+        let mover = game.position().turn().index();
+        let mv = players[mover].choose(&sides[mover].info, &mut rng).ok_or_else(|| anyhow!("no move offered"))?;
+        sides[mover].info.send_move(mv).context("player chose an illegal move")?;
+        match game.play(mv).map_err(|e| anyhow!("referee refused {mv:?}: {e}"))? {
+            Played::Bounced(sq) => {
+                sides[mover].info.bounce(sq).context("bounce refused")?;
+                sides[mover].update(stats);
+            }
+            Played::Moved(report) => {
+                plies += 1;
+                for side in &mut sides {
+                    let obs = Observation::after_ply(game.position(), &report, side.info.side());
+                    side.info.observe(obs).context("observation refused")?;
+                    side.update(stats);
+                }
+                for side in &sides {
+                    side.measure(game.position(), stats, args.check, &mut check_rng);
+                }
+            }
+        }
+    }
+    stats.games += 1;
+    stats.plies += plies;
+    stats.lost += sides.iter().map(|s| s.belief.lost()).sum::<usize>();
+    Ok(())
+}
+
+/// Runs the whole evaluation, printing the baseline and the summary line (last) to `out`.
+pub fn run(args: &BeliefEvalArgs, out: &mut impl Write) -> Result<EvalStats> {
+    let mut stats = EvalStats::default();
+    for g in 0..args.games {
+        play_game(args, args.seed.wrapping_add(g as u64), &mut stats)?;
+    }
+    let n = stats.support.0.max(1) as f64;
+    writeln!(
+        out,
+        "belief-eval detail exact={:.4} mean_worlds={:.1} regenerated={} checked_worlds={}",
+        stats.exact as f64 / n,
+        stats.worlds as f64 / n,
+        stats.regenerated,
+        stats.checked.0
+    )?;
+    writeln!(
+        out,
+        "belief-eval baseline square_acc={:.4} (enemy pieces stay where last seen, the rest spread evenly over the fog)",
+        stats.baseline_acc()
+    )?;
+    writeln!(out, "{}", stats.summary(args.variant))?;
+    Ok(stats)
+}

@@ -1,0 +1,472 @@
+//! The belief state: the worlds (true positions, enemy hand, castling and en-passant rights
+//! included) that agree with everything the engine has observed, built from its
+//! [`InfoState`] alone.
+//!
+//! A world is *consistent* exactly when replaying it through the rules core reproduces every
+//! observation the engine received (its views, capture reports and Try reports), every bounce,
+//! and the game's going on. The belief is a weighted set of worlds, tracked event by event:
+//!
+//! - the engine's own move is played in every world, and worlds whose new view differs die;
+//! - the opponent's hidden ply expands every world by all its pseudo-legal moves (board moves,
+//!   castling, en passant, promotions, drops from the enemy hand) and keeps the children whose
+//!   view and capture report are the observed ones, weighted by an [`OpponentModel`];
+//! - a bounce keeps the worlds with an enemy piece on that square.
+//!
+//! While the set fits the work and memory limits of [`BeliefConfig`] it is *exact*: every
+//! consistent world is in it. Past them it is cut to a weighted sample by systematic
+//! resampling. A sample can run dry (no world survives an observation); it is then regenerated
+//! from the history by a randomized depth-first search from saved checkpoints. If that fails
+//! within its budget, the belief falls back to worlds made to agree with the recent
+//! observations only, says so in its [`UpdateReport`], and goes on.
+
+pub mod baseline;
+pub mod eval;
+mod keys;
+mod lineage;
+mod marginals;
+mod regen;
+mod repair;
+mod step;
+mod worlds;
+
+pub use marginals::{Content, SquareProbabilities};
+pub use keys::world_key;
+pub use worlds::{same_world, WorldSet};
+
+use crate::core::{Color, Move};
+use crate::engine::{Event, InfoState};
+use crate::rules::{Hand, Position};
+use crate::view::{Observation, View};
+use lineage::{Anchor, Lineage};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use step::{goes_on, own_child, ChildSink, OpponentStep};
+use worlds::{WorldBuilder, NO_NODE, WORLD_BYTES};
+
+/// How likely the belief takes each pseudo-legal opponent move to be.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OpponentModel {
+    /// Every move (drops included) equally likely.
+    Uniform,
+    /// A capture of one of the engine's pieces weighs `1 + bias * value of the victim` (in
+    /// pawns, a king 1000) against 1 for any other move.
+    CaptureBias(f64),
+}
+
+/// How a set too large for the limits is cut down.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Truncation {
+    /// Keep the heaviest worlds: the most probability mass the limit allows.
+    Heaviest,
+    /// Systematic resampling: every world survives in proportion to its weight.
+    Systematic,
+}
+
+/// The belief's limits and choices; the protocol sets them from engine options.
+#[derive(Clone, Debug)]
+pub struct BeliefConfig {
+    /// Memory budget for the worlds, checkpoints and lineage, in MiB (the `Hash` option).
+    pub hash_mib: usize,
+    /// Most worlds kept after an update; a larger set is cut to a sample of this size.
+    pub max_worlds: usize,
+    /// Most children generated in one opponent update; expansion stops there.
+    pub max_children: usize,
+    /// Most moves a regeneration may look at before it gives up.
+    pub regen_budget: usize,
+    /// A sampled set smaller than this is topped up from a checkpoint.
+    pub min_worlds: usize,
+    /// Most moves a top-up may look at.
+    pub rejuvenate_budget: usize,
+    /// How many of the latest events a fallback world must agree with (at most).
+    pub fallback_window: usize,
+    /// How many of the latest sets (the set before each of the latest events) are kept to
+    /// regenerate from once the set is no longer exact.
+    pub checkpoint_depth: usize,
+    /// How the opponent's hidden moves are weighted.
+    pub model: OpponentModel,
+    /// How a set too large is cut down.
+    pub truncation: Truncation,
+    /// Seed of the belief's random choices (sampling, regeneration).
+    pub seed: u64,
+    /// Keep each world's line of opponent moves, so that it can be replayed (tests, belief-eval,
+    /// debug builds).
+    pub lineage: bool,
+}
+
+impl Default for BeliefConfig {
+    fn default() -> BeliefConfig {
+        BeliefConfig {
+            hash_mib: 128,
+            max_worlds: 20_000,
+            max_children: 60_000,
+            regen_budget: 200_000,
+            min_worlds: 256,
+            rejuvenate_budget: 30_000,
+            fallback_window: 8,
+            checkpoint_depth: 4,
+            model: OpponentModel::Uniform,
+            truncation: Truncation::Heaviest,
+            seed: 0,
+            lineage: cfg!(debug_assertions),
+        }
+    }
+}
+
+impl BeliefConfig {
+    /// Most worlds the memory budget allows in one set (a set, its successor and the checkpoints
+    /// share the budget).
+    pub fn memory_worlds(&self) -> usize {
+        (self.hash_mib.max(1) << 20) / WORLD_BYTES / (3 + self.checkpoint_depth)
+    }
+}
+
+/// What one call of [`Belief::update`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UpdateReport {
+    /// Events applied.
+    pub events: usize,
+    /// Worlds held afterwards.
+    pub worlds: usize,
+    /// True if the belief holds every consistent world.
+    pub exact: bool,
+    /// True if the set was cut to a sample during this update.
+    pub sampled: bool,
+    /// Regenerations from the history during this update.
+    pub regenerated: usize,
+    /// Fallbacks during this update: no world consistent with the whole history was found and
+    /// the belief now holds worlds that agree with the latest `fallback_events` events only.
+    pub fallbacks: usize,
+    /// How many of the latest events the fallback worlds agree with.
+    pub fallback_events: usize,
+    /// Worlds added to a sample that had grown narrow.
+    pub rejuvenated: usize,
+}
+
+impl UpdateReport {
+    /// A line for `info string` when something happened that the user should know about.
+    pub fn info_string(&self) -> Option<String> {
+        if self.fallbacks > 0 {
+            Some(format!(
+                "belief lost track of the history; playing on with {} worlds that agree with the last {} observations",
+                self.worlds, self.fallback_events
+            ))
+        } else if self.regenerated > 0 {
+            Some(format!("belief regenerated {} worlds from the history", self.worlds))
+        } else {
+            None
+        }
+    }
+}
+
+/// A set of worlds saved at some point of the history, to regenerate from.
+#[derive(Clone, Debug)]
+struct Checkpoint {
+    events: usize,
+    set: WorldSet,
+}
+
+/// The engine's belief about the true position.
+#[derive(Clone, Debug)]
+pub struct Belief {
+    cfg: BeliefConfig,
+    start: Position,
+    side: Color,
+    initial_view: View,
+    history: Vec<Event>,
+    set: WorldSet,
+    exact: bool,
+    fallen_back: bool,
+    lineage: Option<Lineage>,
+    exact_checkpoint: Option<Checkpoint>,
+    checkpoints: Vec<Checkpoint>,
+    rng: Xoshiro256PlusPlus,
+    lost: usize,
+}
+
+impl Belief {
+    /// The belief at the start of the game `info` describes, then brought up to date with its events.
+    pub fn new(info: &InfoState, cfg: BeliefConfig) -> Belief {
+        let start = info.start().clone();
+        let mut lineage = cfg.lineage.then(Lineage::default);
+        let root = lineage.as_mut().map_or(NO_NODE, |l| l.anchor(Anchor { events: 0, world: start.clone() }));
+        let mut belief = Belief {
+            rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
+            initial_view: View::of(&start, info.side()),
+            side: info.side(),
+            set: WorldSet::single(start.clone(), root),
+            start,
+            cfg,
+            history: Vec::new(),
+            exact: true,
+            fallen_back: false,
+            lineage,
+            exact_checkpoint: None,
+            checkpoints: Vec::new(),
+            lost: 0,
+        };
+        belief.update(info);
+        belief
+    }
+
+    /// Applies the events `info` has received since the last update. A different game (other
+    /// start, side or a shorter history) starts the belief afresh.
+    pub fn update(&mut self, info: &InfoState) -> UpdateReport {
+        let fresh = info.start() != &self.start
+            || info.side() != self.side
+            || info.events().len() < self.history.len()
+            || info.events()[..self.history.len()] != self.history[..];
+        if fresh {
+            *self = Belief::new(info, self.cfg.clone());
+        }
+        let mut report = UpdateReport::default();
+        for event in &info.events()[self.history.len()..] {
+            self.history.push(event.clone());
+            self.apply(&mut report);
+            report.events += 1;
+        }
+        report.worlds = self.set.len();
+        report.exact = self.exact;
+        report
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &BeliefConfig {
+        &self.cfg
+    }
+
+    /// Number of distinct worlds held.
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    /// True if no world is held (only after a fallback found nothing at all).
+    pub fn is_empty(&self) -> bool {
+        self.set.is_empty()
+    }
+
+    /// True if the belief holds every world consistent with the history.
+    pub fn is_exact(&self) -> bool {
+        self.exact
+    }
+
+    /// True if every world held is consistent with the whole history (false after a fallback).
+    pub fn is_anchored(&self) -> bool {
+        !self.fallen_back
+    }
+
+    /// Number of fallbacks so far in this game.
+    pub fn lost(&self) -> usize {
+        self.lost
+    }
+
+    /// The worlds with their weights (summing to 1).
+    pub fn worlds(&self) -> &WorldSet {
+        &self.set
+    }
+
+    /// `n` worlds drawn in proportion to their weights (by systematic resampling, so heavy worlds
+    /// come back several times). Debug builds replay each against the history.
+    pub fn sample(&self, n: usize, rng: &mut impl Rng) -> Vec<Position> {
+        let mut picks = self.set.systematic(n, rng);
+        picks.shuffle(rng);
+        for &i in &picks {
+            debug_assert!(self.check_world(i).map_or(true, |r| r.is_ok()), "inconsistent world: {:?}", self.check_world(i));
+        }
+        picks.into_iter().map(|i| self.set.worlds()[i].clone()).collect()
+    }
+
+    /// Replays world `index` against the whole history: `None` if no lineage is kept, else
+    /// whether every observation, bounce and the game's going on are reproduced.
+    pub fn check_world(&self, index: usize) -> Option<Result<(), String>> {
+        let lineage = self.lineage.as_ref()?;
+        let node = self.set.nodes()[index];
+        let outcome = lineage::replay(lineage, node, &self.history, self.side, true).and_then(|w| {
+            same_world(&w, &self.set.worlds()[index]).then_some(()).ok_or_else(|| "replay ends elsewhere".to_string())
+        });
+        Some(outcome)
+    }
+
+    /// The probability of each content of each square.
+    pub fn square_probabilities(&self) -> SquareProbabilities {
+        SquareProbabilities::of(&self.set)
+    }
+
+    /// The distribution of the enemy hand (Crazyhouse), most likely first.
+    pub fn enemy_hands(&self) -> Vec<(Hand, f64)> {
+        marginals::hands(&self.set, self.side.opponent())
+    }
+
+    /// Applies the newest event of `history`.
+    fn apply(&mut self, report: &mut UpdateReport) {
+        let k = self.history.len() - 1;
+        let prev = last_view(&self.initial_view, &self.history[..k]).clone();
+        let side = self.side;
+        let was_exact = self.exact;
+        let next = match self.history[k].clone() {
+            Event::Own { mv, obs } => {
+                self.set.filter_map(|w, key| if goes_on(w) { own_child(w, key, side, mv, &obs) } else { None })
+            }
+            Event::Opponent { obs } => self.expand(&prev, &obs, report),
+            Event::Bounce { square } => {
+                let held = |w: &Position| goes_on(w) && w.by_color(side.opponent()).contains(square);
+                self.set.filter_map(|w, key| held(w).then(|| (w.clone(), key)))
+            }
+        };
+        let before = Checkpoint { events: k, set: std::mem::replace(&mut self.set, next) };
+        let seeds = before.set.head(64);
+        if was_exact && !self.exact {
+            self.exact_checkpoint = Some(before);
+        } else if !was_exact && self.cfg.checkpoint_depth > 0 {
+            self.checkpoints.push(before);
+            if self.checkpoints.len() > self.cfg.checkpoint_depth {
+                self.checkpoints.remove(0);
+            }
+        }
+        if self.set.is_empty() {
+            self.recover(&seeds, report);
+        }
+        self.set.normalize();
+        self.rejuvenate(report);
+        self.collect_lineage();
+    }
+
+    /// The opponent's hidden ply: the children of every world that reproduce `obs`, cut down to
+    /// the limits (the belief is then no longer exact).
+    fn expand(&mut self, prev: &View, obs: &Observation, report: &mut UpdateReport) -> WorldSet {
+        let step = OpponentStep::new(prev, obs, self.cfg.model);
+        let parents = &self.set;
+        let cap = self.cfg.max_children.min(self.cfg.memory_worlds()).max(1);
+        let lineage = self.lineage.as_mut();
+        let mut sink = Expansion { builder: WorldBuilder::new(), lineage, quota: cap, weight: 0.0, node: NO_NODE };
+        // Each parent may add new children in proportion to its share of the weight still to
+        // come, so that a full set keeps children of every parent.
+        let mut remaining = parents.total_weight();
+        let mut cut = false;
+        for i in 0..parents.len() {
+            (sink.weight, sink.node) = (parents.weights()[i], parents.nodes()[i]);
+            let room = cap.saturating_sub(sink.builder.len());
+            sink.quota = ((room as f64 * sink.weight / remaining.max(f64::MIN_POSITIVE)).ceil() as usize).max(1);
+            remaining -= sink.weight;
+            cut |= step.children(&parents.worlds()[i], parents.keys()[i], &mut sink, &mut self.rng).1;
+        }
+        let mut children = sink.builder.finish();
+        let max = self.cfg.max_worlds.min(self.cfg.memory_worlds()).max(1);
+        cut |= children.len() > max;
+        if cut {
+            children.normalize();
+            match self.cfg.truncation {
+                Truncation::Heaviest => children.keep_heaviest(max, &mut self.rng),
+                Truncation::Systematic => children.resample(max, &mut self.rng),
+            };
+            self.exact = false;
+            report.sampled = true;
+        }
+        children
+    }
+
+    /// Drops lineage nodes no world needs any more, when they pile up.
+    fn collect_lineage(&mut self) {
+        let Some(lineage) = self.lineage.as_mut() else { return };
+        let live = self.set.len()
+            + self.checkpoints.iter().map(|c| c.set.len()).sum::<usize>()
+            + self.exact_checkpoint.as_ref().map_or(0, |c| c.set.len());
+        if lineage.len() < 4 * live + 100_000 {
+            return;
+        }
+        let mut ids: Vec<u32> = self.set.nodes().to_vec();
+        let sets = self.checkpoints.iter().map(|c| &c.set).chain(self.exact_checkpoint.as_ref().map(|c| &c.set));
+        for set in sets {
+            ids.extend_from_slice(set.nodes());
+        }
+        lineage.compact(&mut ids);
+        let mut ids = ids.into_iter();
+        self.set.set_nodes(&mut ids);
+        for c in self.checkpoints.iter_mut().chain(self.exact_checkpoint.as_mut()) {
+            c.set.set_nodes(&mut ids);
+        }
+    }
+
+    /// No world survived the newest event: regenerate from checkpoints (newest first, each
+    /// getting half of the budget left), else fall back.
+    fn recover(&mut self, seeds: &WorldSet, report: &mut UpdateReport) {
+        let recent = std::mem::take(&mut self.checkpoints);
+        let exact = self.exact_checkpoint.take();
+        let roots: Vec<&Checkpoint> = recent.iter().rev().chain(exact.as_ref()).collect();
+        let mut budget = self.cfg.regen_budget;
+        let want = self.cfg.max_worlds.clamp(1, 1024);
+        for (i, cp) in roots.iter().enumerate() {
+            let mut share = if i + 1 == roots.len() { budget } else { budget / 2 };
+            let given = share;
+            let found = self.search(&cp.set, cp.events, want, &mut share);
+            budget -= given - share;
+            if !found.is_empty() {
+                self.set = found;
+                report.regenerated += 1;
+                break;
+            }
+        }
+        (self.checkpoints, self.exact_checkpoint) = (recent, exact);
+        if self.set.is_empty() {
+            self.fall_back(seeds, report);
+        }
+    }
+
+    /// Tops up a sampled set that has shrunk below `min_worlds` with worlds found from the
+    /// oldest checkpoint kept (the most varied one), within `rejuvenate_budget`: a narrow sample
+    /// is the one that runs dry.
+    fn rejuvenate(&mut self, report: &mut UpdateReport) {
+        if self.exact || self.set.is_empty() || self.set.len() >= self.cfg.min_worlds || self.checkpoints.is_empty() {
+            return;
+        }
+        let oldest = self.checkpoints.remove(0);
+        let mut budget = self.cfg.rejuvenate_budget;
+        let found = self.search(&oldest.set, oldest.events, 4 * self.cfg.min_worlds, &mut budget);
+        self.checkpoints.insert(0, oldest);
+        let added = self.set.absorb(found);
+        report.rejuvenated += added;
+    }
+
+    /// Memory in use, in bytes (worlds, checkpoints and lineage).
+    pub fn bytes(&self) -> usize {
+        self.set.bytes()
+            + self.checkpoints.iter().map(|c| c.set.bytes()).sum::<usize>()
+            + self.exact_checkpoint.as_ref().map_or(0, |c| c.set.bytes())
+            + self.lineage.as_ref().map_or(0, Lineage::bytes)
+    }
+}
+
+/// The sink of one opponent update: children of the parent at hand (of weight `weight`, lineage
+/// `node`) go into the builder, at most `quota` new ones.
+struct Expansion<'a> {
+    builder: WorldBuilder,
+    lineage: Option<&'a mut Lineage>,
+    quota: usize,
+    weight: f64,
+    node: u32,
+}
+
+impl ChildSink for Expansion<'_> {
+    fn merge(&mut self, key: u64, p: f64) -> bool {
+        self.builder.merge(key, self.weight * p)
+    }
+    fn quota(&self, n: usize) -> usize {
+        n.min(self.quota)
+    }
+    fn take(&mut self, key: u64, child: Position, mv: Move, p: f64) {
+        let (lineage, node) = (&mut self.lineage, self.node);
+        self.builder.add(key, child, self.weight * p, || lineage.as_mut().map_or(NO_NODE, |l| l.step(node, mv)));
+    }
+}
+
+/// The view after the last ply of `history`, or `initial` before the first.
+fn last_view<'a>(initial: &'a View, history: &'a [Event]) -> &'a View {
+    history
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Event::Own { obs, .. } | Event::Opponent { obs } => Some(&obs.view),
+            Event::Bounce { .. } => None,
+        })
+        .unwrap_or(initial)
+}

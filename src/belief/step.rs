@@ -1,0 +1,276 @@
+//! The update step for one world and one event: the engine's own move applied, the opponent's
+//! hidden ply expanded and filtered against the new observation, a bounce.
+//!
+//! A child is kept exactly when the rules core's view of it equals the observed view and the
+//! capture and Try reports agree. Two shortcuts keep this cheap without ever changing the answer:
+//! a world that differs from the observation on more squares than any move can change is dropped
+//! before generating its moves, and a move that touches no square able to affect the view (the
+//! "zone") leaves the view as it was, so it matches exactly when nothing visible changed.
+//! Debug builds check every shortcut against the full test.
+
+use super::keys::key_delta;
+use super::OpponentModel;
+use crate::core::attacks;
+use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
+use crate::engine::players::role_value;
+use crate::rules::{Castling, Position};
+use crate::view::{Observation, View};
+use rand::Rng;
+
+/// The squares whose content `m` changes in `pos`.
+pub fn touched(pos: &Position, m: Move) -> Bitboard {
+    let ends = Bitboard::from_square(m.from) | Bitboard::from_square(m.to);
+    match m.kind {
+        MoveKind::EnPassant => ends.with(Square::from_coords(m.to.file(), m.from.rank())),
+        MoveKind::Castle => {
+            let king_side = m.to.file() > m.from.file();
+            let rook_to = Square::from_coords(if king_side { 5 } else { 3 }, m.from.rank());
+            ends.with(Castling::rook_square(pos.turn(), king_side)).with(rook_to)
+        }
+        _ => ends,
+    }
+}
+
+/// True if the game can have gone on to `pos`: no king is captured; in Crossroads, no king of
+/// the side to move stands on its far rank (that Try went unanswered, so the game would have
+/// ended); and the no-progress limit is not reached, unless the last ply armed a Try.
+pub fn goes_on(pos: &Position) -> bool {
+    let mover = pos.turn();
+    let on_far_rank = |c: Color| {
+        pos.variant().has_try() && pos.pieces(c, Role::King).first().is_some_and(|k| c.relative_rank(k.rank()) == 7)
+    };
+    !pos.is_king_captured() && !on_far_rank(mover) && (pos.halfmoves() < 100 || on_far_rank(mover.opponent()))
+}
+
+/// True if `mv`, just played by `mover` and leaving `after`, armed `mover`'s Try.
+pub fn arms_try(after: &Position, mover: Color, mv: Move) -> bool {
+    after.variant().has_try()
+        && after.pieces(mover, Role::King).contains(mv.to)
+        && mover.relative_rank(mv.to.rank()) == 7
+        && after.king(mover.opponent()).is_some()
+}
+
+/// The world after the engine's own move `mv` and its key (the world's is `key`), if it
+/// reproduces the observation `obs`.
+pub fn own_child(world: &Position, key: u64, side: Color, mv: Move, obs: &Observation) -> Option<(Position, u64)> {
+    debug_assert!(world.turn() == side && world.moves().contains(&mv), "own move {mv:?} not legal in a world");
+    let child_key = key ^ key_delta(world, mv);
+    let mut child = world.clone();
+    let captured = child.play_unchecked(mv);
+    let ok = captured.map_or(true, |(_, p)| p.color != side)
+        && obs.captured.is_none()
+        && obs.try_armed == arms_try(&child, side, mv)
+        && View::of(&child, side) == obs.view;
+    ok.then_some((child, child_key))
+}
+
+/// Where the children of a world go.
+pub trait ChildSink {
+    /// Adds `weight` to the child with key `key` if it is already held; false if it is not.
+    fn merge(&mut self, key: u64, weight: f64) -> bool;
+    /// How many new children the sink takes from a parent that offers `n` of them.
+    fn quota(&self, n: usize) -> usize {
+        n
+    }
+    /// Takes a new child, consistent with the observation, reached by `mv`.
+    fn take(&mut self, key: u64, child: Position, mv: Move, weight: f64);
+}
+
+/// A sink that keeps every child with its key (for the regeneration search, which looks at one
+/// world's children at a time).
+#[derive(Default)]
+pub struct Collect(pub Vec<(Position, u64, Move, f64)>);
+
+impl ChildSink for Collect {
+    fn merge(&mut self, _: u64, _: f64) -> bool {
+        false
+    }
+    fn take(&mut self, key: u64, child: Position, mv: Move, weight: f64) {
+        self.0.push((child, key, mv, weight));
+    }
+}
+
+/// Everything about one opponent ply that is the same for every world.
+pub struct OpponentStep<'a> {
+    side: Color,
+    obs: &'a Observation,
+    seen: Bitboard,
+    known: Bitboard,
+    colors: [Bitboard; 2],
+    roles: [Bitboard; Role::COUNT],
+    promoted: Bitboard,
+    zone: Bitboard,
+    required: Bitboard,
+    unchanged: bool,
+    model: OpponentModel,
+}
+
+impl<'a> OpponentStep<'a> {
+    /// The step from worlds whose view is `prev` (the engine's last view) to the observation `obs`.
+    pub fn new(prev: &View, obs: &'a Observation, model: OpponentModel) -> OpponentStep<'a> {
+        let view = &obs.view;
+        let side = view.side();
+        let mut roles = [Bitboard::EMPTY; Role::COUNT];
+        for role in Role::ALL {
+            roles[role.index()] = view.pieces(Color::White, role) | view.pieces(Color::Black, role);
+        }
+        OpponentStep {
+            side,
+            obs,
+            seen: view.seen(),
+            known: view.seen() | view.silhouettes(),
+            colors: [view.by_color(Color::White), view.by_color(Color::Black)],
+            roles,
+            promoted: view.promoted(),
+            zone: zone(prev),
+            required: obs.captured.map_or(Bitboard::EMPTY, |(sq, _)| Bitboard::from_square(sq)),
+            unchanged: view == prev && obs.captured.is_none() && !obs.try_armed,
+            model,
+        }
+    }
+
+    /// The known squares where `pos` disagrees with the observation.
+    fn diff(&self, pos: &Position) -> Bitboard {
+        let mut d = Bitboard::EMPTY;
+        for color in Color::ALL {
+            d |= (pos.by_color(color) ^ self.colors[color.index()]) & self.known;
+        }
+        for role in Role::ALL {
+            d |= (pos.by_role(role) ^ self.roles[role.index()]) & self.seen;
+        }
+        d | ((pos.promoted() ^ self.promoted) & self.seen)
+    }
+
+    /// The full test: the child's view and capture report are the observed ones.
+    fn accepts(&self, child: &Position, captured: Option<(Square, Piece)>) -> bool {
+        let report = captured.filter(|(_, p)| p.color == self.side).map(|(sq, p)| (sq, p.role));
+        report == self.obs.captured && !self.obs.try_armed && View::of(child, self.side) == self.obs.view
+    }
+
+    /// The weight the opponent model gives `m` in `pos` (not normalized).
+    fn weight(&self, pos: &Position, m: Move) -> f64 {
+        match self.model {
+            OpponentModel::Uniform => 1.0,
+            OpponentModel::CaptureBias(bias) => {
+                let victim = match m.kind {
+                    MoveKind::EnPassant => Some(Role::Pawn),
+                    MoveKind::Drop(_) | MoveKind::Castle => None,
+                    _ => pos.by_color(self.side).contains(m.to).then(|| pos.role_at(m.to)).flatten(),
+                };
+                victim.map_or(1.0, |r| 1.0 + bias * role_value(r))
+            }
+        }
+    }
+
+    /// Hands `sink` the children of `parent` (a world whose view is the previous one, opponent to
+    /// move, with key `key`) that reproduce the observation, each with the opponent model's chance
+    /// of its move. A child the sink already holds only gets that chance added. If the sink wants
+    /// fewer new children than there are, a random subset (likelier moves first) is taken and
+    /// their chances are scaled up to the mass of all. Returns the number of moves looked at and
+    /// whether children were left out.
+    pub fn children(&self, parent: &Position, key: u64, sink: &mut impl ChildSink, rng: &mut impl Rng) -> (usize, bool) {
+        if !goes_on(parent) {
+            return (0, false);
+        }
+        let d = self.diff(parent);
+        if d.count() > 4 {
+            return (0, false);
+        }
+        let moves = parent.moves();
+        let total: f64 = match self.model {
+            OpponentModel::Uniform => moves.len() as f64,
+            _ => moves.iter().map(|&m| self.weight(parent, m)).sum(),
+        };
+        let mut fresh = Vec::new();
+        for &m in moves.iter() {
+            if let Some(quiet) = self.candidate(parent, m, d) {
+                let p = self.weight(parent, m) / total;
+                let child_key = key ^ key_delta(parent, m);
+                if !sink.merge(child_key, p) {
+                    fresh.push(Candidate { p, m, key: child_key, quiet });
+                }
+            }
+        }
+        let quota = sink.quota(fresh.len());
+        let left_out = fresh.len() > quota;
+        if left_out {
+            // Efraimidis-Spirakis: a weighted random order without replacement.
+            let mut order: Vec<(f64, Candidate)> =
+                fresh.into_iter().map(|c| (rng.gen::<f64>().max(f64::MIN_POSITIVE).ln() / c.p.max(1e-12), c)).collect();
+            order.sort_by(|a, b| b.0.total_cmp(&a.0));
+            fresh = order.into_iter().map(|(_, c)| c).collect();
+        }
+        let mass: f64 = fresh.iter().map(|c| c.p).sum();
+        let (mut tried, mut kept) = (0.0, Vec::new());
+        for c in fresh {
+            if kept.len() >= quota {
+                break;
+            }
+            tried += c.p;
+            let (child, captured) = played(parent, c.m);
+            let ok = c.quiet || self.accepts(&child, captured);
+            debug_assert!(ok == self.accepts(&child, captured), "zone shortcut disagrees with the view");
+            if ok {
+                kept.push((c, child));
+            }
+        }
+        let scale = if tried > 0.0 { mass / tried } else { 1.0 };
+        for (c, child) in kept {
+            sink.take(c.key, child, c.m, c.p * scale);
+        }
+        (moves.len(), left_out)
+    }
+
+    /// If `m` may lead to the observation from `parent` (whose known squares differ from it on
+    /// `d`), whether its child is sure to match without looking (a quiet move, nothing visible
+    /// changed); `None` if it cannot match.
+    fn candidate(&self, parent: &Position, m: Move, d: Bitboard) -> Option<bool> {
+        let t = touched(parent, m);
+        if t & self.known != d || t & self.required != self.required {
+            return None;
+        }
+        let double_push =
+            parent.pieces(parent.turn(), Role::Pawn).contains(m.from) && m.from.rank().abs_diff(m.to.rank()) == 2;
+        let quiet = (t & self.zone).is_empty() && !double_push;
+        if quiet && !self.unchanged {
+            debug_assert!(!self.accepts(&played(parent, m).0, None), "zone shortcut rejected a match");
+            return None;
+        }
+        Some(quiet)
+    }
+}
+
+/// A move that may lead to a consistent child.
+struct Candidate {
+    p: f64,
+    m: Move,
+    key: u64,
+    quiet: bool,
+}
+
+fn played(pos: &Position, m: Move) -> (Position, Option<(Square, Piece)>) {
+    let mut child = pos.clone();
+    let captured = child.play_unchecked(m);
+    (child, captured)
+}
+
+/// Every square whose content can change the view of a world whose view is `prev`, as long as
+/// the viewer's own pieces stay put: the known squares (slider rays end on them), the squares
+/// ahead of and diagonal to its pawns, its cannons' whole lines (what stands beyond a screen
+/// decides what it sees) and its horses' legs and leaps.
+pub fn zone(prev: &View) -> Bitboard {
+    let side = prev.side();
+    let board = prev.variant().board_mask();
+    let mut z = prev.seen() | prev.silhouettes();
+    for sq in prev.pieces(side, Role::Pawn) {
+        let one = Bitboard::from_square(sq).shift_ranks(side.forward());
+        z |= attacks::pawn_attacks(side, sq) | one | one.shift_ranks(side.forward());
+    }
+    for sq in prev.pieces(side, Role::Cannon) {
+        z |= attacks::rook(sq, Bitboard::EMPTY);
+    }
+    for sq in prev.pieces(side, Role::Horse) {
+        z |= attacks::king(sq) | attacks::knight(sq);
+    }
+    z & board
+}

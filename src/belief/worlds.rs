@@ -1,0 +1,309 @@
+//! The store of worlds: true positions with their keys, weights and lineage ids, deduplicated
+//! by key, and the two ways of cutting a set down (keep the heaviest, or resample).
+
+use super::keys::world_key;
+use crate::core::{Color, Role};
+use crate::rules::Position;
+use rand::Rng;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A lineage id meaning "no lineage kept".
+pub(crate) const NO_NODE: u32 = u32::MAX;
+
+/// True if two worlds are the same position, move counters aside.
+pub fn same_world(a: &Position, b: &Position) -> bool {
+    a.by_color(Color::White) == b.by_color(Color::White)
+        && a.by_color(Color::Black) == b.by_color(Color::Black)
+        && Role::ALL.iter().all(|&r| a.by_role(r) == b.by_role(r))
+        && a.promoted() == b.promoted()
+        && a.hand(Color::White) == b.hand(Color::White)
+        && a.hand(Color::Black) == b.hand(Color::Black)
+        && a.turn() == b.turn()
+        && a.castling() == b.castling()
+        && a.ep_square() == b.ep_square()
+}
+
+/// A hasher for keys that are already well mixed (Zobrist keys).
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+}
+
+/// Key -> (index in the set, weight): the weight lives next to the key, so that merging a
+/// duplicate touches one cache line.
+type KeyMap = HashMap<u64, (u32, f64), BuildHasherDefault<KeyHasher>>;
+
+/// Bytes one stored world costs, index entry included (for the memory budget).
+pub const WORLD_BYTES: usize = std::mem::size_of::<Position>() + 8 + 8 + 4 + 24;
+
+/// Worlds with their keys, weights (not necessarily normalized) and lineage ids.
+#[derive(Clone, Debug, Default)]
+pub struct WorldSet {
+    worlds: Vec<Position>,
+    keys: Vec<u64>,
+    weights: Vec<f64>,
+    nodes: Vec<u32>,
+}
+
+impl WorldSet {
+    /// A set holding one world of weight 1.
+    pub fn single(pos: Position, node: u32) -> WorldSet {
+        WorldSet { keys: vec![world_key(&pos)], worlds: vec![pos], weights: vec![1.0], nodes: vec![node] }
+    }
+
+    /// Number of worlds.
+    pub fn len(&self) -> usize {
+        self.worlds.len()
+    }
+
+    /// True if the set holds no world.
+    pub fn is_empty(&self) -> bool {
+        self.worlds.is_empty()
+    }
+
+    /// The worlds.
+    pub fn worlds(&self) -> &[Position] {
+        &self.worlds
+    }
+
+    /// The worlds' keys, in the order of [`WorldSet::worlds`].
+    pub fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// The weights, in the order of [`WorldSet::worlds`].
+    pub fn weights(&self) -> &[f64] {
+        &self.weights
+    }
+
+    /// The lineage ids, in the order of [`WorldSet::worlds`].
+    pub fn nodes(&self) -> &[u32] {
+        &self.nodes
+    }
+
+    /// Iterates over (world, weight).
+    pub fn iter(&self) -> impl Iterator<Item = (&Position, f64)> {
+        self.worlds.iter().zip(self.weights.iter().copied())
+    }
+
+    /// Sum of the weights.
+    pub fn total_weight(&self) -> f64 {
+        self.weights.iter().sum()
+    }
+
+    /// Index of the world equal to `pos` (move counters aside), if the set holds it.
+    pub fn find(&self, pos: &Position) -> Option<usize> {
+        let key = world_key(pos);
+        (0..self.len()).find(|&i| self.keys[i] == key && same_world(&self.worlds[i], pos))
+    }
+
+    /// Rescales the weights to sum to 1 (or makes them uniform if they sum to nothing).
+    pub fn normalize(&mut self) {
+        let total = self.total_weight();
+        let n = self.weights.len() as f64;
+        for w in &mut self.weights {
+            *w = if total > 0.0 && total.is_finite() { *w / total } else { 1.0 / n };
+        }
+    }
+
+    /// The set of `f(world, key)` over the worlds (a new world and key each, with the weight and
+    /// lineage of the old), dropping those for which it returns `None`.
+    pub fn filter_map(&self, mut f: impl FnMut(&Position, u64) -> Option<(Position, u64)>) -> WorldSet {
+        let mut out = WorldSet::default();
+        for i in 0..self.worlds.len() {
+            if let Some((next, key)) = f(&self.worlds[i], self.keys[i]) {
+                out.worlds.push(next);
+                out.keys.push(key);
+                out.weights.push(self.weights[i]);
+                out.nodes.push(self.nodes[i]);
+            }
+        }
+        out
+    }
+
+    /// Indices of `n` draws by systematic resampling (one random offset, `n` even strides), in
+    /// index order. Heavy worlds come back several times; light ones by chance.
+    pub fn systematic(&self, n: usize, rng: &mut impl Rng) -> Vec<usize> {
+        let total = self.total_weight();
+        if self.worlds.is_empty() || n == 0 || total <= 0.0 {
+            return Vec::new();
+        }
+        let step = total / n as f64;
+        let mut next = rng.gen::<f64>() * step;
+        let mut picks = Vec::with_capacity(n);
+        let mut acc = 0.0;
+        for (i, &w) in self.weights.iter().enumerate() {
+            acc += w;
+            while next < acc && picks.len() < n {
+                picks.push(i);
+                next += step;
+            }
+        }
+        while picks.len() < n {
+            picks.push(self.worlds.len() - 1);
+        }
+        picks
+    }
+
+    /// The worlds at `indices` (ascending), each with `weight(i, count)` where `count` is how
+    /// often the index occurs.
+    fn select(&self, indices: &[usize], weight: impl Fn(usize, usize) -> f64) -> WorldSet {
+        let mut out = WorldSet::default();
+        let mut i = 0;
+        while i < indices.len() {
+            let at = indices[i];
+            let count = indices[i..].iter().take_while(|&&j| j == at).count();
+            out.worlds.push(self.worlds[at].clone());
+            out.keys.push(self.keys[at]);
+            out.weights.push(weight(at, count));
+            out.nodes.push(self.nodes[at]);
+            i += count;
+        }
+        out
+    }
+
+    /// Shrinks the set to at most `n` distinct worlds by systematic resampling; a world drawn
+    /// `k` times gets weight `k / n`. Returns true if anything was dropped.
+    pub fn resample(&mut self, n: usize, rng: &mut impl Rng) -> bool {
+        if self.worlds.len() <= n {
+            return false;
+        }
+        let picks = self.systematic(n, rng);
+        *self = self.select(&picks, |_, count| count as f64 / n as f64);
+        true
+    }
+
+    /// Shrinks the set to its `n` heaviest worlds (ties broken at random), heaviest first,
+    /// keeping their weights. Returns true if anything was dropped.
+    pub fn keep_heaviest(&mut self, n: usize, rng: &mut impl Rng) -> bool {
+        let cut = self.worlds.len() > n;
+        let mut order: Vec<(f64, usize)> =
+            self.weights.iter().enumerate().map(|(i, &w)| (w * (1.0 + 1e-9 * rng.gen::<f64>()), i)).collect();
+        if cut {
+            order.select_nth_unstable_by(n, |a, b| b.0.total_cmp(&a.0));
+            order.truncate(n);
+        }
+        order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        let picks: Vec<usize> = order.into_iter().map(|(_, i)| i).collect();
+        let mut out = WorldSet::default();
+        for i in picks {
+            out.worlds.push(self.worlds[i].clone());
+            out.keys.push(self.keys[i]);
+            out.weights.push(self.weights[i]);
+            out.nodes.push(self.nodes[i]);
+        }
+        *self = out;
+        self.normalize();
+        cut
+    }
+
+    /// Adds the worlds of `other` that this set lacks, each with this set's mean weight.
+    /// Returns how many were added.
+    pub fn absorb(&mut self, other: WorldSet) -> usize {
+        let held: std::collections::HashSet<u64, BuildHasherDefault<KeyHasher>> = self.keys.iter().copied().collect();
+        let mean = if self.is_empty() { 1.0 } else { self.total_weight() / self.len() as f64 };
+        let before = self.len();
+        for i in 0..other.len() {
+            if !held.contains(&other.keys[i]) {
+                self.worlds.push(other.worlds[i].clone());
+                self.keys.push(other.keys[i]);
+                self.weights.push(mean);
+                self.nodes.push(other.nodes[i]);
+            }
+        }
+        self.normalize();
+        self.len() - before
+    }
+
+    /// Replaces the lineage ids, in order, by the next ones of `ids`.
+    pub fn set_nodes(&mut self, ids: &mut impl Iterator<Item = u32>) {
+        for n in &mut self.nodes {
+            *n = ids.next().unwrap_or(NO_NODE);
+        }
+    }
+
+    /// The first `n` worlds, as a set (for seeding a fallback).
+    pub fn head(&self, n: usize) -> WorldSet {
+        let picks: Vec<usize> = (0..n.min(self.len())).collect();
+        self.select(&picks, |i, _| self.weights[i])
+    }
+
+    /// Memory held by the set, in bytes (approximate).
+    pub fn bytes(&self) -> usize {
+        self.worlds.capacity() * std::mem::size_of::<Position>() + self.keys.capacity() * 20
+    }
+}
+
+/// Builds a [`WorldSet`], merging equal worlds (their weights add up). Worlds are equal when
+/// their 64-bit keys are: with n worlds the chance that two different ones share a key is about
+/// n^2 / 2^65, below 1e-7 for a million.
+#[derive(Default)]
+pub struct WorldBuilder {
+    set: WorldSet,
+    index: KeyMap,
+}
+
+impl WorldBuilder {
+    /// An empty builder.
+    pub fn new() -> WorldBuilder {
+        WorldBuilder::default()
+    }
+
+    /// Number of distinct worlds so far.
+    pub fn len(&self) -> usize {
+        self.set.len()
+    }
+
+    /// Adds `weight` to the world with `key` if it is held; false if it is not.
+    pub fn merge(&mut self, key: u64, weight: f64) -> bool {
+        match self.index.get_mut(&key) {
+            Some(slot) => {
+                slot.1 += weight;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Adds `weight` to `pos` (whose key is `key`), storing it with the lineage id `node()` if it
+    /// is new. Returns true if it was new.
+    pub fn add(&mut self, key: u64, pos: Position, weight: f64, node: impl FnOnce() -> u32) -> bool {
+        debug_assert_eq!(key, world_key(&pos), "stale key for {}", pos.to_fen());
+        match self.index.entry(key) {
+            Entry::Occupied(mut e) => {
+                e.get_mut().1 += weight;
+                false
+            }
+            Entry::Vacant(e) => {
+                e.insert((self.set.worlds.len() as u32, weight));
+                self.set.worlds.push(pos);
+                self.set.keys.push(key);
+                self.set.weights.push(0.0);
+                self.set.nodes.push(node());
+                true
+            }
+        }
+    }
+
+    /// The finished set.
+    pub fn finish(mut self) -> WorldSet {
+        for (i, w) in self.index.into_values() {
+            self.set.weights[i as usize] = w;
+        }
+        self.set
+    }
+}

@@ -1,0 +1,234 @@
+//! One engine as the runner holds it: its channel, its name, the options it declared, and a log
+//! of every line exchanged (what the game record keeps). The UCI handshake lives here.
+
+use super::io::{EngineIo, IoFailure, Process};
+use super::spec::EngineSpec;
+use crate::core::Variant;
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// Which way a line went, seen from the engine.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dir {
+    /// A line the engine received.
+    In,
+    /// A line the engine wrote.
+    Out,
+}
+
+/// One logged line.
+#[derive(Clone, PartialEq, Eq, Debug, Serialize, Deserialize)]
+pub struct Msg {
+    /// Received (`in`) or written (`out`) by the engine.
+    pub dir: Dir,
+    /// The line, without its newline.
+    pub line: String,
+    /// Milliseconds since the game began (for handshake lines: since the process started).
+    pub t_ms: u64,
+}
+
+/// Why an engine could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The program could not be run.
+    #[error("cannot run '{program}': {source}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// The engine did not complete the handshake.
+    #[error("no '{expected}' from the engine during the handshake: {failure}")]
+    Handshake {
+        /// The reply that was awaited.
+        expected: &'static str,
+        /// Why it did not come.
+        failure: IoFailure,
+    },
+}
+
+impl StartError {
+    /// The channel failure behind the error (a failed spawn counts as closed).
+    pub fn failure(&self) -> IoFailure {
+        match self {
+            StartError::Spawn { .. } => IoFailure::Closed,
+            StartError::Handshake { failure, .. } => *failure,
+        }
+    }
+}
+
+/// What an engine is told before its first game.
+#[derive(Clone, Debug)]
+pub struct EngineInit {
+    /// The game, sent as `UCI_Variant`.
+    pub variant: Variant,
+    /// `setoption` pairs, in order.
+    pub options: Vec<(String, String)>,
+    /// The name to use instead of the engine's `id name`.
+    pub name: Option<String>,
+    /// The name when the engine gives none.
+    pub fallback_name: String,
+    /// How long to wait for `uciok` and `readyok`.
+    pub stall: Duration,
+}
+
+impl EngineInit {
+    /// The init for `spec` in `variant`.
+    pub fn from_spec(spec: &EngineSpec, variant: Variant, stall: Duration) -> EngineInit {
+        EngineInit {
+            variant,
+            options: spec.options.clone(),
+            // Built-ins all answer `id name Murk ...`: they are told apart by their kind.
+            name: spec.name.clone().or_else(|| spec.builtin.clone()),
+            fallback_name: spec.fallback_name(),
+            stall,
+        }
+    }
+}
+
+/// A started engine that has completed the handshake.
+pub struct EngineHandle {
+    name: String,
+    io: Box<dyn EngineIo>,
+    declared: Vec<String>,
+    log: Vec<Msg>,
+    epoch: Instant,
+}
+
+impl EngineHandle {
+    /// Runs the program of `spec` and completes the handshake.
+    pub fn launch(spec: &EngineSpec, init: &EngineInit) -> Result<EngineHandle, StartError> {
+        let process = Process::spawn(spec)
+            .map_err(|source| StartError::Spawn { program: spec.program.display().to_string(), source })?;
+        EngineHandle::start(Box::new(process), init)
+    }
+
+    /// Completes the handshake over `io`: `uci` ... `uciok`, the options, `isready` ... `readyok`.
+    pub fn start(io: Box<dyn EngineIo>, init: &EngineInit) -> Result<EngineHandle, StartError> {
+        let mut handle = EngineHandle {
+            name: init.fallback_name.clone(),
+            io,
+            declared: Vec::new(),
+            log: Vec::new(),
+            epoch: Instant::now(),
+        };
+        let fail = |expected| move |failure| StartError::Handshake { expected, failure };
+        handle.send("uci").map_err(fail("uciok"))?;
+        let deadline = Instant::now() + init.stall;
+        loop {
+            let line = handle.recv(deadline).map_err(fail("uciok"))?;
+            let mut words = line.split_whitespace();
+            match (words.next(), words.next()) {
+                (Some("uciok"), _) => break,
+                (Some("id"), Some("name")) => handle.name = words.collect::<Vec<_>>().join(" "),
+                (Some("option"), Some("name")) => {
+                    let name: Vec<&str> = words.take_while(|&w| w != "type").collect();
+                    handle.declared.push(name.join(" ").to_ascii_lowercase());
+                }
+                _ => {}
+            }
+        }
+        if let Some(name) = &init.name {
+            handle.name = name.clone();
+        }
+        if handle.name.is_empty() {
+            handle.name = init.fallback_name.clone();
+        }
+        handle.setoption("UCI_Variant", init.variant.name()).map_err(fail("uciok"))?;
+        for (name, value) in &init.options {
+            handle.setoption(name, value).map_err(fail("uciok"))?;
+        }
+        handle.sync(Instant::now() + init.stall).map_err(fail("readyok"))?;
+        Ok(handle)
+    }
+
+    /// Error reports (`info string error ...`) the engine has written since its log was last
+    /// taken, e.g. an option value it refused during the handshake.
+    pub fn errors(&self) -> Vec<String> {
+        self.log
+            .iter()
+            .filter(|m| m.dir == Dir::Out && m.line.starts_with("info string error"))
+            .map(|m| m.line.clone())
+            .collect()
+    }
+
+    /// The engine's display name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// True if the engine declared the option `name` (case-insensitive) during the handshake.
+    pub fn declares(&self, name: &str) -> bool {
+        self.declared.iter().any(|d| d.eq_ignore_ascii_case(name))
+    }
+
+    /// Sends `setoption name <name> value <value>`.
+    pub fn setoption(&mut self, name: &str, value: &str) -> Result<(), IoFailure> {
+        self.send(&format!("setoption name {name} value {value}"))
+    }
+
+    /// Sends a line and logs it.
+    pub fn send(&mut self, line: &str) -> Result<(), IoFailure> {
+        self.push(Dir::In, line);
+        self.io.send(line)
+    }
+
+    /// Receives a line before `deadline` and logs it. A flood of output cannot outlast the deadline.
+    pub fn recv(&mut self, deadline: Instant) -> Result<String, IoFailure> {
+        if Instant::now() >= deadline {
+            return match self.io.try_recv()? {
+                Some(line) => Ok(self.logged(line)),
+                None => Err(IoFailure::Timeout),
+            };
+        }
+        let line = self.io.recv(deadline)?;
+        Ok(self.logged(line))
+    }
+
+    /// Logs (and discards) every line already waiting.
+    pub fn drain(&mut self) -> Result<(), IoFailure> {
+        while let Some(line) = self.io.try_recv()? {
+            self.logged(line);
+        }
+        Ok(())
+    }
+
+    /// Sends `isready` and waits for `readyok`, skipping other lines.
+    pub fn sync(&mut self, deadline: Instant) -> Result<(), IoFailure> {
+        self.send("isready")?;
+        while self.recv(deadline)?.trim() != "readyok" {}
+        Ok(())
+    }
+
+    /// Starts the clock of a new game's log: later lines are stamped from now.
+    pub fn begin_game(&mut self) {
+        self.epoch = Instant::now();
+    }
+
+    /// Takes the lines logged since the last call.
+    pub fn take_log(&mut self) -> Vec<Msg> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// False once the engine is known to have exited.
+    pub fn alive(&mut self) -> bool {
+        self.io.alive()
+    }
+
+    /// Sends `quit`, waits up to `grace`, then makes sure the engine is gone.
+    pub fn shutdown(mut self, grace: Duration) {
+        self.io.shutdown(grace);
+    }
+
+    fn logged(&mut self, line: String) -> String {
+        self.push(Dir::Out, &line);
+        line
+    }
+
+    fn push(&mut self, dir: Dir, line: &str) {
+        let t_ms = self.epoch.elapsed().as_millis() as u64;
+        self.log.push(Msg { dir, line: line.to_string(), t_ms });
+    }
+}

@@ -1,0 +1,116 @@
+//! `murk replay`: a recorded game ply by ply, as ASCII boards of one side's view (what that
+//! engine was shown) or of the true position.
+
+use super::record::GameRecord;
+use crate::core::{Color, Move, Square, Variant};
+use crate::rules::fen::piece_char;
+use crate::rules::{Game, Played, PlyReport, Position};
+use crate::view::Observation;
+use anyhow::{anyhow, bail, Context, Result};
+use std::fmt::Write;
+
+/// Whose boards to print.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ReplaySide {
+    /// One side's view.
+    Side(Color),
+    /// The true position.
+    Truth,
+}
+
+impl std::str::FromStr for ReplaySide {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ReplaySide, String> {
+        match s {
+            "truth" => Ok(ReplaySide::Truth),
+            _ => Color::from_name(s)
+                .map(ReplaySide::Side)
+                .ok_or_else(|| format!("unknown side '{s}' (expected white, black or truth)")),
+        }
+    }
+}
+
+/// An ASCII diagram of the true position, in the style of [`View::diagram`], with both hands.
+pub fn truth_diagram(pos: &Position) -> String {
+    let variant = pos.variant();
+    let width = variant.width() as usize;
+    let rule = format!("  +{}+\n", "-".repeat(width * 2 + 1));
+    let mut s = rule.clone();
+    for rank in (0..8u8).rev() {
+        let _ = write!(s, "{} |", rank + 1);
+        for file in 0..width as u8 {
+            let sq = Square::from_coords(file, rank);
+            match pos.piece_at(sq) {
+                Some(p) => {
+                    s.push(if pos.promoted().contains(sq) { '~' } else { ' ' });
+                    s.push(piece_char(variant, p));
+                }
+                None => s.push_str(" ."),
+            }
+        }
+        s.push_str(" |\n");
+    }
+    s.push_str(&rule);
+    s.push_str("   ");
+    for file in 0..width as u8 {
+        s.push(' ');
+        s.push((b'a' + file) as char);
+    }
+    s.push('\n');
+    if variant.has_hands() {
+        for color in Color::ALL {
+            let hand: String = crate::core::Role::ALL
+                .into_iter()
+                .flat_map(|r| {
+                    let c = variant.letter(r).unwrap_or('?');
+                    let c = if color == Color::White { c.to_ascii_uppercase() } else { c };
+                    std::iter::repeat_n(c, pos.hand(color).count(r) as usize)
+                })
+                .collect();
+            let _ = writeln!(s, "  {} hand: {}", color.name(), if hand.is_empty() { "-" } else { &hand });
+        }
+    }
+    s
+}
+
+/// The board for `side` after the ply `report` (none at the start): for a side, the `observe`
+/// line it was sent (its view at the start) and the diagram of its view.
+fn board(pos: &Position, report: Option<&PlyReport>, side: ReplaySide) -> String {
+    match side {
+        ReplaySide::Truth => truth_diagram(pos),
+        ReplaySide::Side(c) => {
+            let (label, obs) = match report {
+                Some(report) => ("observe", Observation::after_ply(pos, report, c)),
+                None => ("view", Observation::initial(pos, c)),
+            };
+            format!("  {label} {}\n{}", obs.to_args(), obs.view.diagram())
+        }
+    }
+}
+
+/// The whole replay of `record` from `side`'s point of view.
+pub fn replay_text(record: &GameRecord, side: ReplaySide) -> Result<String> {
+    let variant: Variant = record.variant.parse().map_err(|e| anyhow!("{e}"))?;
+    let start = Position::from_fen(variant, &record.start_fen).context("the record's start FEN")?;
+    let mut game = Game::new(start);
+    let mut s = String::new();
+    let _ = writeln!(s, "Game {}: {} (White) vs {} (Black), {}", record.game, record.white, record.black, variant);
+    let _ = writeln!(s, "Start: {}\n", record.start_fen);
+    s.push_str(&board(game.position(), None, side));
+    for (i, text) in record.moves.iter().enumerate() {
+        let mover = game.position().turn();
+        let mv = Move::parse(text, variant).with_context(|| format!("ply {}", i + 1))?;
+        let Ok(Played::Moved(report)) = game.play(mv) else {
+            bail!("ply {}: the recorded move {text} is not legal", i + 1);
+        };
+        let bounces = record.plies.get(i).map(|p| p.bounces.join(", ")).unwrap_or_default();
+        let _ = write!(s, "\nPly {}: {} {text}", i + 1, mover.name());
+        if !bounces.is_empty() {
+            let _ = write!(s, " (bounced first: {bounces})");
+        }
+        s.push('\n');
+        s.push_str(&board(game.position(), Some(&report), side));
+    }
+    let _ = writeln!(s, "\nResult: {} ({}: {})", record.result, record.termination, record.detail);
+    Ok(s)
+}

@@ -1,0 +1,158 @@
+//! Engine specifications as `murk match --engine` takes them, in the manner of cutechess-cli:
+//! a command line whose words may include `cmd=`, `name=`, `dir=`, `arg=`, `proto=` and
+//! `option.X=Y` settings, or a built-in player `builtin:random`, `builtin:greedy`, `builtin:murk`.
+//!
+//! Words are split on whitespace; single or double quotes keep spaces inside one word
+//! (`option.Book="my book.bin"`). A word `key=value` is a setting only for the keys above; any
+//! other word is part of the command line (the first is the program, unless `cmd=` gave it).
+//! A built-in runs the `murk` binary itself with `setoption name Player value <kind>`, so every
+//! engine, built-in or not, is played through the same process-based code path.
+
+use super::clock::TimeControl;
+use std::path::PathBuf;
+
+/// The built-in players a spec may name.
+pub const BUILTINS: [&str; 3] = ["random", "greedy", "murk"];
+
+/// How to start one engine and what to tell it before its first game.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct EngineSpec {
+    /// The program to run.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The working directory, if not the runner's.
+    pub dir: Option<PathBuf>,
+    /// The display name (`name=`); without one, the built-in's kind or the engine's `id name`.
+    pub name: Option<String>,
+    /// `setoption` pairs sent after the handshake, in order (for built-ins, `Player` first).
+    pub options: Vec<(String, String)>,
+    /// The built-in kind, for `builtin:*` specs.
+    pub builtin: Option<String>,
+    /// This engine's own time control (`st=<seconds per move>` or `tc=<base+inc>`, as in
+    /// cutechess), overriding the match's.
+    pub tc: Option<TimeControl>,
+}
+
+/// A spec that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// Nothing names the program to run.
+    #[error("engine spec '{0}' names no command")]
+    NoCommand(String),
+    /// A quote is not closed.
+    #[error("unclosed quote in engine spec '{0}'")]
+    Quote(String),
+    /// `builtin:` names an unknown player.
+    #[error("unknown built-in '{0}' (expected builtin:random, builtin:greedy or builtin:murk)")]
+    UnknownBuiltin(String),
+    /// An `option.X=Y` setting without a name.
+    #[error("malformed option setting '{0}' (expected option.NAME=VALUE)")]
+    Option(String),
+    /// A malformed `st=` or `tc=` setting.
+    #[error("bad time setting '{0}' (expected st=<seconds per move> or tc=<base+inc>)")]
+    Setting(String),
+}
+
+impl EngineSpec {
+    /// Parses `text`; built-ins run `murk_exe` (normally the running binary).
+    pub fn parse(text: &str, murk_exe: &std::path::Path) -> Result<EngineSpec, SpecError> {
+        let words = split_words(text).ok_or_else(|| SpecError::Quote(text.to_string()))?;
+        let mut spec = EngineSpec {
+            program: PathBuf::new(),
+            args: Vec::new(),
+            dir: None,
+            name: None,
+            options: Vec::new(),
+            builtin: None,
+            tc: None,
+        };
+        let mut program: Option<String> = None;
+        for word in words {
+            if let Some(kind) = word.strip_prefix("builtin:") {
+                if !BUILTINS.contains(&kind) {
+                    return Err(SpecError::UnknownBuiltin(kind.to_string()));
+                }
+                spec.builtin = Some(kind.to_string());
+                spec.options.insert(0, ("Player".to_string(), kind.to_string()));
+                program = Some(murk_exe.display().to_string());
+                continue;
+            }
+            if !spec.apply_setting(&word, &mut program)? {
+                match program {
+                    None => program = Some(word),
+                    Some(_) => spec.args.push(word),
+                }
+            }
+        }
+        spec.program = PathBuf::from(program.ok_or_else(|| SpecError::NoCommand(text.to_string()))?);
+        Ok(spec)
+    }
+
+    /// Applies `word` if it is a setting; returns false for a plain command-line word.
+    fn apply_setting(&mut self, word: &str, program: &mut Option<String>) -> Result<bool, SpecError> {
+        let Some((key, value)) = word.split_once('=') else { return Ok(false) };
+        match key {
+            "cmd" => *program = Some(value.to_string()),
+            "name" => self.name = Some(value.to_string()),
+            "dir" => self.dir = Some(PathBuf::from(value)),
+            "arg" => self.args.push(value.to_string()),
+            "tc" => self.tc = Some(TimeControl::parse_tc(value).map_err(|_| SpecError::Setting(word.to_string()))?),
+            "st" => {
+                let secs: f64 = value.parse().ok().filter(|s: &f64| *s > 0.0).ok_or_else(|| SpecError::Setting(word.to_string()))?;
+                self.tc = Some(TimeControl::MoveTime((secs * 1000.0).round() as u64));
+            }
+            "proto" => {}
+            _ => match key.strip_prefix("option.") {
+                Some("") => return Err(SpecError::Option(word.to_string())),
+                Some(name) => self.options.push((name.to_string(), value.to_string())),
+                None => return Ok(false),
+            },
+        }
+        Ok(true)
+    }
+
+    /// The name to show when neither `name=` nor the engine's `id name` gives one.
+    pub fn fallback_name(&self) -> String {
+        if let Some(kind) = &self.builtin {
+            return kind.clone();
+        }
+        self.program.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "engine".to_string())
+    }
+}
+
+/// Splits `text` into words on whitespace, honouring single and double quotes; `None` if a
+/// quote is left open.
+pub fn split_words(text: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => word.push(c),
+            None if c == '"' || c == '\'' => {
+                quote = Some(c);
+                in_word = true;
+            }
+            None if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            None => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    if in_word {
+        words.push(word);
+    }
+    Some(words)
+}

@@ -1,0 +1,67 @@
+//! `murk bench`: a fixed set of positions per variant searched with a fixed seed and node count
+//! on one thread. The node total is a signature that changes only when search or evaluation
+//! changes; nodes per second measure speed.
+
+use super::searcher::{MurkSearcher, SearchParams};
+use super::Mode;
+use crate::core::Variant;
+use crate::engine::limits::Limits;
+use crate::engine::searcher::{SearchConfig, Searcher};
+use crate::engine::InfoState;
+use crate::rules::Position;
+use std::io::Write;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// Options of `murk bench`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Iterations per position.
+    #[arg(long, default_value_t = 20_000)]
+    pub nodes: u64,
+    /// Threads (the node count does not depend on it).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Share knowledge across worlds by `pimc` or `ismcts`.
+    #[arg(long, default_value = "pimc", value_parser = parse_mode)]
+    pub mode: Mode,
+}
+
+/// Parses a search mode name.
+pub fn parse_mode(s: &str) -> Result<Mode, String> {
+    Mode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| format!("unknown search mode '{s}' (expected pimc or ismcts)"))
+}
+
+/// The bench positions: each start, and middlegames with fog, hands, cannons and horses.
+pub const POSITIONS: &[(Variant, &str)] = &[
+    (Variant::DarkChess, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+    (Variant::DarkChess, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
+    (Variant::DarkCrazyhouse, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"),
+    (Variant::DarkCrazyhouse, "r1bqk2r/ppp2ppp/2n5/3Pp3/1b6/2N5/PPP2PPP/R1BQKB~NR[QPPn] w KQkq e6 0 9"),
+    (Variant::DarkCrossroads, "bknhcv/pppooo/6/6/6/6/OOOPPP/VCHNKB w - - 0 1"),
+    (Variant::DarkCrossroads, "1k1h2/3o1v/1nb2o/V1p2P/1O1P2/4P1/2O1c1/1CH1KB w - - 0 26"),
+];
+
+/// Runs the bench, printing one line per position, then `Nodes searched: N` and
+/// `Nodes/second: X` as the last two lines.
+pub fn run(args: &BenchArgs, out: &mut impl Write) -> anyhow::Result<()> {
+    let mut total = 0u64;
+    let started = Instant::now();
+    for (i, &(variant, fen)) in POSITIONS.iter().enumerate() {
+        let pos = Position::from_fen(variant, fen)?;
+        let side = pos.turn();
+        let info = InfoState::new(pos, side);
+        let config = SearchConfig { variant, side, seed: 1, threads: args.threads, hash_mib: 256, mode: args.mode };
+        let mut searcher = MurkSearcher::new(&config, SearchParams::default());
+        let limits = Limits { nodes: Some(args.nodes), ..Limits::default() };
+        let mut nodes = 0;
+        let best = searcher.search(&info, &limits, &AtomicBool::new(false), &mut |r| nodes = r.nodes.unwrap_or(nodes));
+        total += nodes;
+        let best = best.map_or("0000".to_string(), |m| m.to_uci(variant));
+        writeln!(out, "position {} {variant}: bestmove {best} nodes {nodes}", i + 1)?;
+    }
+    let secs = started.elapsed().as_secs_f64().max(1e-9);
+    writeln!(out, "\nNodes searched: {total}")?;
+    writeln!(out, "Nodes/second: {}", (total as f64 / secs) as u64)?;
+    Ok(())
+}

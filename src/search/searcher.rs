@@ -1,0 +1,173 @@
+//! Murk's own player: keeps the belief up to date, draws worlds from it, runs the determinized
+//! search under the `go` budget and picks the move by the risk-aware root rule.
+
+use super::driver::{self, Mode, Unit};
+use super::root;
+use crate::belief::{world_key, Belief, BeliefConfig};
+use crate::core::{Move, Role};
+use crate::engine::limits::{Limits, SearchClock};
+use crate::engine::searcher::{SearchConfig, SearchInfo, Searcher};
+use crate::engine::InfoState;
+use crate::rules::Position;
+use crate::view::SquareView;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// The search's tunable choices (the mode comes from [`SearchConfig`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SearchParams {
+    /// Worlds drawn from the belief for one search.
+    pub worlds: usize,
+    /// Root-parallel trees in ISMCTS mode.
+    pub trees: usize,
+    /// Weight of the worst case against the mean at the root (0..1).
+    pub risk: f32,
+}
+
+impl Default for SearchParams {
+    fn default() -> SearchParams {
+        SearchParams { worlds: 24, trees: 8, risk: 0.35 }
+    }
+}
+
+/// The MCTS player.
+pub struct MurkSearcher {
+    config: SearchConfig,
+    params: SearchParams,
+    belief: Option<Belief>,
+    pool: rayon::ThreadPool,
+}
+
+impl MurkSearcher {
+    /// A searcher for one game.
+    pub fn new(config: &SearchConfig, params: SearchParams) -> MurkSearcher {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(config.threads.max(1))
+            .build()
+            .expect("a thread pool can be built");
+        MurkSearcher { config: *config, params, belief: None, pool }
+    }
+
+    /// Half of `Hash` goes to the belief, half to the trees.
+    fn belief_config(&self) -> BeliefConfig {
+        BeliefConfig { hash_mib: (self.config.hash_mib / 2).max(1), seed: self.config.seed, ..BeliefConfig::default() }
+    }
+
+    /// Worlds drawn for this search, identical ones merged with their counts as weights.
+    fn draw_worlds(&mut self, info: &InfoState, rng: &mut Xoshiro256PlusPlus) -> (Vec<(Position, f64)>, usize, Option<String>) {
+        let cfg = self.belief_config();
+        let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg));
+        let note = belief.update(info).info_string();
+        let mut merged: Vec<(Position, f64)> = Vec::new();
+        let mut index: HashMap<u64, usize> = HashMap::new();
+        for world in belief.sample(self.params.worlds, rng) {
+            match index.get(&world_key(&world)) {
+                Some(&i) => merged[i].1 += 1.0,
+                None => {
+                    index.insert(world_key(&world), merged.len());
+                    merged.push((world, 1.0));
+                }
+            }
+        }
+        (merged, belief.len(), note)
+    }
+}
+
+/// A legal move that captures an enemy king the player sees.
+fn visible_king_capture(info: &InfoState, legal: &[Move]) -> Option<Move> {
+    legal.iter().copied().find(|m| {
+        !m.is_drop()
+            && matches!(info.view().square(m.to), SquareView::Piece(p, _) if p.role == Role::King && p.color != info.side())
+    })
+}
+
+/// A value in (-1, 1) as centipawns, inverting the evaluation's squashing.
+fn value_to_cp(v: f32) -> i32 {
+    (v.clamp(-0.999, 0.999).atanh() * 600.0).round() as i32
+}
+
+impl Searcher for MurkSearcher {
+    fn search(
+        &mut self,
+        info: &InfoState,
+        limits: &Limits,
+        stop: &AtomicBool,
+        report: &mut dyn FnMut(SearchInfo),
+    ) -> Option<Move> {
+        let clock = SearchClock::start(limits.budget(info.side()));
+        let mut legal: Vec<Move> = info.legal_moves().to_vec();
+        if !limits.searchmoves.is_empty() {
+            legal.retain(|m| limits.searchmoves.contains(m));
+        }
+        if let Some(m) = visible_king_capture(info, &legal) {
+            return Some(m);
+        }
+        if legal.len() <= 1 {
+            return legal.first().copied();
+        }
+        let seed = self.config.seed ^ (info.events().len() as u64).wrapping_mul(0xA24B_AED4_963E_E407);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let (worlds, belief_size, note) = self.draw_worlds(info, &mut rng);
+        if let Some(text) = note {
+            report(SearchInfo { string: Some(text), ..SearchInfo::default() });
+        }
+        if worlds.is_empty() {
+            report(SearchInfo { string: Some("no world to search; playing the first legal move".into()), ..SearchInfo::default() });
+            return legal.first().copied();
+        }
+        let memory = (self.config.hash_mib.max(2) / 2) << 20;
+        let budget_nodes = clock.budget().nodes;
+        let mut units = driver::units(self.config.mode, &worlds, self.params.trees, memory, budget_nodes, seed);
+        let mut last_report = Duration::ZERO;
+        let total = driver::run(&mut units, &worlds, &self.pool, &clock, stop, |nodes, units| {
+            if clock.elapsed() >= last_report + Duration::from_millis(500) {
+                last_report = clock.elapsed();
+                report(progress(nodes, &clock, units, &legal, &worlds, info, self.config.mode, self.params.risk));
+            }
+        });
+        let mut last = progress(total, &clock, &units, &legal, &worlds, info, self.config.mode, self.params.risk);
+        last.string = Some(format!("worlds {belief_size} sampled {} mode {}", worlds.len(), self.config.mode.name()));
+        let best = last.pv.first().copied().or_else(|| legal.first().copied());
+        report(last);
+        best
+    }
+}
+
+/// The current choice as an `info` report.
+fn progress(
+    nodes: u64,
+    clock: &SearchClock,
+    units: &[Unit],
+    legal: &[Move],
+    worlds: &[(Position, f64)],
+    info: &InfoState,
+    mode: Mode,
+    risk: f32,
+) -> SearchInfo {
+    let trees: Vec<(&super::tree::Tree, f64)> = match mode {
+        Mode::Pimc => units.iter().zip(worlds).map(|(u, w)| (&u.tree, w.1)).collect(),
+        Mode::Ismcts => units.iter().map(|u| (&u.tree, 1.0)).collect(),
+    };
+    let candidates = root::candidates(legal, &trees, worlds, info.side(), risk);
+    let best = root::choose(&candidates);
+    let elapsed = clock.elapsed();
+    let pv = best.map_or_else(Vec::new, |b| {
+        let heaviest = trees
+            .iter()
+            .max_by_key(|(t, _)| t.root_children().find(|c| c.mv == b.mv).map_or(0, |c| c.visits))
+            .map(|(t, _)| *t);
+        heaviest.map_or(vec![b.mv], |t| t.principal_variation(b.mv, 8))
+    });
+    SearchInfo {
+        depth: Some(pv.len() as u32),
+        nodes: Some(nodes),
+        nps: Some((nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64),
+        time_ms: Some(elapsed.as_millis() as u64),
+        score_cp: best.map(|b| value_to_cp(b.score)),
+        pv,
+        ..SearchInfo::default()
+    }
+}

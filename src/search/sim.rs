@@ -1,0 +1,71 @@
+//! Playing out a determinized world inside the search, with the terminal rules of RULES.md:
+//! king capture, the Try (armed, answered, won at once against a side without moves), no legal
+//! move, and the no-progress limit. Repetition is not tracked inside the tree.
+
+use crate::core::{Color, Move, Role};
+use crate::rules::Position;
+
+/// A world being played out: the position and the Try awaiting its reply, if any.
+#[derive(Clone, Debug)]
+pub struct Sim {
+    /// The position.
+    pub pos: Position,
+    pending_try: Option<Color>,
+}
+
+/// The end of a simulated game: the winner, or `None` for a draw.
+pub type SimResult = Option<Color>;
+
+impl Sim {
+    /// Starts from a world. A king of the side that just moved standing on its far rank is a
+    /// pending Try (the world's last ply armed it).
+    pub fn new(pos: Position) -> Sim {
+        let mover = pos.turn().opponent();
+        let armed = pos.variant().has_try()
+            && pos.pieces(mover, Role::King).first().is_some_and(|k| mover.relative_rank(k.rank()) == 7);
+        Sim { pos, pending_try: armed.then_some(mover) }
+    }
+
+    /// Plays a pseudo-legal move; returns the result if the game ended with it.
+    /// "No legal move" is found by the caller when it generates the next moves.
+    #[inline]
+    pub fn play(&mut self, m: Move) -> Option<SimResult> {
+        let mover = self.pos.turn();
+        self.pos.play_unchecked(m);
+        if self.pos.king(mover.opponent()).is_none() {
+            return Some(Some(mover));
+        }
+        if self.pending_try == Some(mover.opponent()) {
+            return Some(Some(mover.opponent()));
+        }
+        if self.pos.variant().has_try()
+            && self.pos.pieces(mover, Role::King).contains(m.to)
+            && mover.relative_rank(m.to.rank()) == 7
+        {
+            self.pending_try = Some(mover);
+            return None;
+        }
+        (self.pos.halfmoves() >= 100).then_some(None)
+    }
+
+    /// The result when the side to move has no legal move: the Try's racer or the mover wins,
+    /// except in Dark Chess, where it is a draw (without a pending Try).
+    pub fn no_moves_result(&self) -> SimResult {
+        let stuck = self.pos.turn();
+        if self.pending_try.is_some() || self.pos.variant().no_move_loses() {
+            Some(stuck.opponent())
+        } else {
+            None
+        }
+    }
+}
+
+/// The value of a result for `side`: +1 win, 0 draw, -1 loss.
+#[inline]
+pub fn result_value(result: SimResult, side: Color) -> f32 {
+    match result {
+        None => 0.0,
+        Some(w) if w == side => 1.0,
+        Some(_) => -1.0,
+    }
+}

@@ -1,0 +1,111 @@
+//! The search: known answers under fog (take the visible king, keep the king out of visible
+//! attacks, answer a visible Try, do not arm a Try into a visible capture, respect enemy drops),
+//! both ways of sharing knowledge across worlds, and determinism across thread counts.
+
+use murk::core::{Color, Move, Role, Variant};
+use murk::engine::{InfoState, Limits, SearchConfig, SearchInfo, Searcher};
+use murk::rules::Position;
+use murk::search::{Mode, MurkSearcher, SearchParams};
+use std::sync::atomic::AtomicBool;
+
+fn search(variant: Variant, fen: &str, mode: Mode, nodes: u64, threads: usize) -> (Move, Vec<SearchInfo>) {
+    let pos = Position::from_fen(variant, fen).unwrap();
+    let side = pos.turn();
+    let info = InfoState::new(pos, side);
+    let config = SearchConfig { variant, side, seed: 7, threads, hash_mib: 64, mode };
+    let mut searcher = MurkSearcher::new(&config, SearchParams::default());
+    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+    let mut reports = Vec::new();
+    let mv = searcher.search(&info, &limits, &AtomicBool::new(false), &mut |r| reports.push(r)).expect("a move");
+    assert!(info.legal_moves().contains(&mv), "illegal {mv:?}");
+    (mv, reports)
+}
+
+fn uci(variant: Variant, fen: &str, mode: Mode) -> String {
+    search(variant, fen, mode, 3000, 1).0.to_uci(variant)
+}
+
+/// True if, in the true position after `m`, the mover's king can be captured at once.
+fn king_hangs(variant: Variant, fen: &str, m: &str) -> bool {
+    let mut pos = Position::from_fen(variant, fen).unwrap();
+    let side = pos.turn();
+    let mv = pos.find_move(Move::parse(m, variant).unwrap()).unwrap();
+    pos.play_unchecked(mv);
+    pos.in_check(side)
+}
+
+const MODES: [Mode; 2] = [Mode::Pimc, Mode::Ismcts];
+
+#[test]
+fn takes_a_king_it_sees() {
+    for mode in MODES {
+        assert_eq!(uci(Variant::DarkChess, "4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1", mode), "e2e8");
+        // Crossroads: a racing king on the defender's back rank that the defender sees is taken.
+        assert_eq!(uci(Variant::DarkCrossroads, "v3K1/6/6/6/6/6/6/k5 b - - 0 1", mode), "a8e8");
+    }
+}
+
+#[test]
+fn keeps_the_king_out_of_visible_attacks() {
+    let cases = [
+        // A black queen next to the white king.
+        (Variant::DarkChess, "4k3/8/8/3q4/3K4/8/8/8 w - - 0 1"),
+        // A black rook the white rook sees, attacking the second rank.
+        (Variant::DarkChess, "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1"),
+        (Variant::DarkCrazyhouse, "4k3/8/8/8/8/8/r7/R3K3[] w - - 0 1"),
+    ];
+    for mode in MODES {
+        for (variant, fen) in cases {
+            let m = uci(variant, fen, mode);
+            assert!(!king_hangs(variant, fen, &m), "{mode:?} {fen}: {m} leaves the king en prise");
+        }
+    }
+}
+
+#[test]
+fn does_not_arm_a_try_into_a_visible_capture() {
+    // White's chariot on a1 sees Red's chariot on a8, which covers the whole eighth rank.
+    let fen = "v5/4K1/6/6/6/6/6/V4k w - - 0 1";
+    for mode in MODES {
+        let m = uci(Variant::DarkCrossroads, fen, mode);
+        assert!(!m.starts_with("e7") || !m.ends_with('8'), "{mode:?}: {m} arms a Try into a capture");
+        assert!(!king_hangs(Variant::DarkCrossroads, fen, &m), "{mode:?}: {m}");
+    }
+}
+
+#[test]
+fn respects_enemy_drops_next_to_the_king() {
+    // Black holds a queen: a white king that leaves its pawn shelter gives drops a target.
+    let fen = "4k3/pppppppp/8/8/8/8/5PPP/6K1[q] w - - 0 1";
+    for mode in MODES {
+        let (m, _) = search(Variant::DarkCrazyhouse, fen, mode, 3000, 1);
+        let pos = Position::from_fen(Variant::DarkCrazyhouse, fen).unwrap();
+        let king_move = pos.role_at(m.from) == Some(Role::King);
+        assert!(!(king_move && m.to.rank() > 0), "{mode:?}: the king walks out with {m:?}");
+    }
+}
+
+#[test]
+fn fixed_nodes_give_the_same_move_and_count_on_any_thread_count() {
+    for (variant, mode) in [(Variant::DarkChess, Mode::Pimc), (Variant::DarkCrossroads, Mode::Ismcts)] {
+        let fen = variant.start_fen();
+        let (m1, r1) = search(variant, fen, mode, 2000, 1);
+        let (m2, r2) = search(variant, fen, mode, 2000, 2);
+        assert_eq!(m1, m2);
+        let nodes = |r: &[SearchInfo]| r.last().and_then(|i| i.nodes);
+        assert_eq!(nodes(&r1), nodes(&r2));
+        assert_eq!(nodes(&r1), Some(2000));
+        assert_eq!(r1.last().map(|i| i.pv.clone()), r2.last().map(|i| i.pv.clone()));
+        let text = r1.last().and_then(|i| i.string.clone()).unwrap_or_default();
+        assert!(text.contains("worlds") && text.contains("sampled"), "{text}");
+    }
+}
+
+#[test]
+fn plays_from_the_engine_side_only() {
+    // Black to move at the start: the searcher plays Black's moves.
+    let fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    let (m, _) = search(Variant::DarkChess, fen, Mode::Pimc, 500, 1);
+    let pos = Position::from_fen(Variant::DarkChess, fen).unwrap();
+    assert_eq!(pos.piece_at(m.from).map(|p| p.color), Some(Color::Black));
+}
