@@ -6,7 +6,9 @@
 //! seed gives the same result on any number of threads.
 
 use super::tree::{Tree, NODE_BYTES};
+use crate::belief::world_key;
 use crate::engine::limits::SearchClock;
+use std::collections::HashMap;
 use crate::rules::Position;
 use rand::distributions::{Distribution, WeightedIndex};
 use rand::SeedableRng;
@@ -84,7 +86,8 @@ impl Unit {
 }
 
 /// Builds the units: one per world for PIMC, `trees` for ISMCTS, sharing `memory_bytes` and a
-/// node budget `nodes` split in a fixed way.
+/// node budget `nodes` split in a fixed way. A PIMC unit whose world has a tree in `reuse`
+/// (keyed by [`world_key`]) starts from it.
 pub fn units(
     mode: Mode,
     worlds: &[(Position, f64)],
@@ -92,6 +95,7 @@ pub fn units(
     memory_bytes: usize,
     nodes: Option<u64>,
     seed: u64,
+    reuse: &mut HashMap<u64, Tree>,
 ) -> Vec<Unit> {
     let count = match mode {
         Mode::Pimc => worlds.len(),
@@ -108,8 +112,19 @@ pub fn units(
                 }
             };
             let quota = nodes.map(|n| n / count as u64 + u64::from((i as u64) < n % count as u64));
+            let reused = match mode {
+                Mode::Pimc => reuse.remove(&world_key(&worlds[i].0)),
+                Mode::Ismcts => None,
+            };
+            let tree = match reused {
+                Some(mut tree) => {
+                    tree.set_capacity(per_unit_nodes);
+                    tree
+                }
+                None => Tree::new(per_unit_nodes, mode == Mode::Ismcts),
+            };
             Unit {
-                tree: Tree::new(per_unit_nodes, mode == Mode::Ismcts),
+                tree,
                 worlds: members,
                 sampler,
                 rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),

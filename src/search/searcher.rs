@@ -2,6 +2,7 @@
 //! search under the `go` budget and picks the move by the risk-aware root rule.
 
 use super::driver::{self, Mode, Unit};
+use super::tree::Tree;
 use super::root;
 use crate::belief::{world_key, Belief, BeliefConfig};
 use crate::core::{Move, Role};
@@ -39,6 +40,8 @@ pub struct MurkSearcher {
     params: SearchParams,
     belief: Option<Belief>,
     pool: rayon::ThreadPool,
+    /// Subtrees of the last search, keyed by the world they start from (PIMC).
+    reuse: HashMap<u64, Tree>,
 }
 
 impl MurkSearcher {
@@ -48,7 +51,7 @@ impl MurkSearcher {
             .num_threads(config.threads.max(1))
             .build()
             .expect("a thread pool can be built");
-        MurkSearcher { config: *config, params, belief: None, pool }
+        MurkSearcher { config: *config, params, belief: None, pool, reuse: HashMap::new() }
     }
 
     /// Half of `Hash` goes to the belief, half to the trees.
@@ -74,6 +77,43 @@ impl MurkSearcher {
         }
         (merged, belief.len(), note)
     }
+}
+
+/// Least visits a subtree needs to be kept for the next search.
+const MIN_REUSE_VISITS: u32 = 8;
+
+/// The subtrees the next search may start from: for each world, the whole tree (the same
+/// position comes back after a bounce) and every well-visited reply to `best` (the position after
+/// the opponent's answer), within `memory` bytes in all.
+fn reusable_subtrees(units: &[Unit], worlds: &[(Position, f64)], best: Move, memory: usize) -> HashMap<u64, Tree> {
+    let mut kept = HashMap::new();
+    let mut nodes = 0;
+    let budget = memory / super::tree::NODE_BYTES;
+    for (unit, (world, _)) in units.iter().zip(worlds) {
+        if unit.tree.is_multi_world() {
+            break;
+        }
+        let mut candidates: Vec<(u64, Vec<Move>)> = Vec::new();
+        if best.is_drop() {
+            candidates.push((world_key(world), Vec::new()));
+        }
+        let mut after = world.clone();
+        after.play_unchecked(best);
+        for reply in unit.tree.replies(best).filter(|r| r.visits >= MIN_REUSE_VISITS) {
+            let mut next = after.clone();
+            next.play_unchecked(reply.mv);
+            candidates.push((world_key(&next), vec![best, reply.mv]));
+        }
+        for (key, line) in candidates {
+            let Some(tree) = unit.tree.subtree(&line) else { continue };
+            nodes += tree.len();
+            if nodes > budget {
+                return kept;
+            }
+            kept.insert(key, tree);
+        }
+    }
+    kept
 }
 
 /// A legal move that captures an enemy king the player sees.
@@ -120,7 +160,10 @@ impl Searcher for MurkSearcher {
         }
         let memory = (self.config.hash_mib.max(2) / 2) << 20;
         let budget_nodes = clock.budget().nodes;
-        let mut units = driver::units(self.config.mode, &worlds, self.params.trees, memory, budget_nodes, seed);
+        let reusable = self.reuse.len();
+        let mut units =
+            driver::units(self.config.mode, &worlds, self.params.trees, memory, budget_nodes, seed, &mut self.reuse);
+        let reused = reusable - self.reuse.len();
         let mut last_report = Duration::ZERO;
         let total = driver::run(&mut units, &worlds, &self.pool, &clock, stop, |nodes, units| {
             if clock.elapsed() >= last_report + Duration::from_millis(500) {
@@ -129,8 +172,13 @@ impl Searcher for MurkSearcher {
             }
         });
         let mut last = progress(total, &clock, &units, &legal, &worlds, info, self.config.mode, self.params.risk);
-        last.string = Some(format!("worlds {belief_size} sampled {} mode {}", worlds.len(), self.config.mode.name()));
+        last.string = Some(format!(
+            "worlds {belief_size} sampled {} reused {reused} mode {}",
+            worlds.len(),
+            self.config.mode.name()
+        ));
         let best = last.pv.first().copied().or_else(|| legal.first().copied());
+        self.reuse = best.map_or_else(HashMap::new, |b| reusable_subtrees(&units, &worlds, b, memory));
         report(last);
         best
     }

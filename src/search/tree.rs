@@ -91,6 +91,47 @@ impl Tree {
         Tree { nodes: vec![Node::new(dummy, 1.0)], max_nodes: max_nodes.max(2), multi_world }
     }
 
+    /// Lets the tree grow to `max_nodes` nodes (it never shrinks below what it holds).
+    pub fn set_capacity(&mut self, max_nodes: usize) {
+        self.max_nodes = max_nodes.max(2);
+    }
+
+    /// A copy of the subtree reached from the root by `line`, as a tree of its own (for reuse
+    /// by the next search), or `None` if the line is not in the tree.
+    pub fn subtree(&self, line: &[Move]) -> Option<Tree> {
+        let mut node = 0u32;
+        for &m in line {
+            node = self.children(node).find(|&c| self.nodes[c as usize].mv == m)?;
+        }
+        let mut nodes = Vec::new();
+        self.copy_into(node, &mut nodes);
+        nodes[0].mv = self.nodes[0].mv;
+        Some(Tree { nodes, max_nodes: self.max_nodes, multi_world: self.multi_world })
+    }
+
+    fn copy_into(&self, node: u32, out: &mut Vec<Node>) -> u32 {
+        let index = out.len() as u32;
+        out.push(Node { first_child: NONE, next_sibling: NONE, ..self.nodes[node as usize] });
+        let kids: Vec<u32> = self.children(node).collect();
+        let copies: Vec<u32> = kids.into_iter().map(|k| self.copy_into(k, out)).collect();
+        for pair in copies.windows(2) {
+            out[pair[0] as usize].next_sibling = pair[1];
+        }
+        out[index as usize].first_child = copies.first().copied().unwrap_or(NONE);
+        index
+    }
+
+    /// True for an ISMCTS tree (a new world each iteration).
+    pub fn is_multi_world(&self) -> bool {
+        self.multi_world
+    }
+
+    /// The children of the root move `first` (the opponent's replies to it).
+    pub fn replies(&self, first: Move) -> impl Iterator<Item = &Node> {
+        let node = self.children(0).find(|&c| self.nodes[c as usize].mv == first);
+        node.into_iter().flat_map(move |n| self.children(n)).map(|c| &self.nodes[c as usize])
+    }
+
     /// The root's children.
     pub fn root_children(&self) -> impl Iterator<Item = &Node> {
         self.children(0).map(|i| &self.nodes[i as usize])

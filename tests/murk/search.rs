@@ -109,3 +109,31 @@ fn plays_from_the_engine_side_only() {
     let pos = Position::from_fen(Variant::DarkChess, fen).unwrap();
     assert_eq!(pos.piece_at(m.from).map(|p| p.color), Some(Color::Black));
 }
+
+#[test]
+fn the_next_search_starts_from_the_subtrees_of_the_last() {
+    use murk::rules::{Game, Played};
+    use murk::view::Observation;
+    let variant = Variant::DarkChess;
+    let mut game = Game::new(Position::start(variant));
+    let mut info = InfoState::new(Position::start(variant), Color::White);
+    let config = SearchConfig { variant, side: Color::White, seed: 3, threads: 1, hash_mib: 64, mode: Mode::Pimc };
+    let mut searcher = MurkSearcher::new(&config, SearchParams::default());
+    let limits = Limits { nodes: Some(4000), ..Limits::default() };
+    let stop = AtomicBool::new(false);
+    let mut last_string = String::new();
+    for ply in 0..4 {
+        let mv = if ply % 2 == 0 {
+            let m = searcher.search(&info, &limits, &stop, &mut |r| last_string = r.string.unwrap_or_default());
+            info.send_move(m.unwrap()).unwrap()
+        } else {
+            // The opponent answers with its most natural reply: the first move generated.
+            game.position().moves()[0]
+        };
+        let Ok(Played::Moved(report)) = game.play(mv) else { panic!("{mv:?}") };
+        info.observe(Observation::after_ply(game.position(), &report, Color::White)).unwrap();
+    }
+    let _ = searcher.search(&info, &limits, &stop, &mut |r| last_string = r.string.unwrap_or_default());
+    let reused: usize = last_string.split("reused ").nth(1).and_then(|s| s.split(' ').next()?.parse().ok()).unwrap();
+    assert!(reused > 0, "no tree reused: {last_string}");
+}
