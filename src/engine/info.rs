@@ -106,7 +106,7 @@ impl InfoState {
 
     /// The side to move now.
     pub fn turn(&self) -> Color {
-        if self.plies % 2 == 0 {
+        if self.plies.is_multiple_of(2) {
             self.start.turn()
         } else {
             self.start.turn().opponent()

@@ -29,7 +29,10 @@ pub struct BenchArgs {
 
 /// Parses a search mode name.
 pub fn parse_mode(s: &str) -> Result<Mode, String> {
-    Mode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| format!("unknown search mode '{s}' (expected pimc or ismcts)"))
+    Mode::ALL
+        .into_iter()
+        .find(|m| m.name() == s)
+        .ok_or_else(|| format!("unknown search mode '{s}' (expected pimc or ismcts)"))
 }
 
 /// The bench positions: each start, and middlegames with fog, hands, cannons and horses.

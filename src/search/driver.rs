@@ -8,12 +8,12 @@
 use super::tree::{Tree, NODE_BYTES};
 use crate::belief::world_key;
 use crate::engine::limits::SearchClock;
-use std::collections::HashMap;
 use crate::rules::Position;
 use rand::distributions::{Distribution, WeightedIndex};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
 /// How knowledge is shared across worlds (the `Search` option).

@@ -2,10 +2,10 @@
 //! search under the `go` budget and picks the move by the risk-aware root rule.
 
 use super::driver::{self, Mode, Unit};
-use super::tree::Tree;
 use super::root;
+use super::tree::Tree;
 use crate::belief::{world_key, Belief, BeliefConfig};
-use crate::core::{Move, Role};
+use crate::core::{Color, Move, Role};
 use crate::engine::limits::{Limits, SearchClock};
 use crate::engine::searcher::{SearchConfig, SearchInfo, Searcher};
 use crate::engine::InfoState;
@@ -60,7 +60,11 @@ impl MurkSearcher {
     }
 
     /// Worlds drawn for this search, identical ones merged with their counts as weights.
-    fn draw_worlds(&mut self, info: &InfoState, rng: &mut Xoshiro256PlusPlus) -> (Vec<(Position, f64)>, usize, Option<String>) {
+    fn draw_worlds(
+        &mut self,
+        info: &InfoState,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> (Vec<(Position, f64)>, usize, Option<String>) {
         let cfg = self.belief_config();
         let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg));
         let note = belief.update(info).info_string();
@@ -155,7 +159,10 @@ impl Searcher for MurkSearcher {
             report(SearchInfo { string: Some(text), ..SearchInfo::default() });
         }
         if worlds.is_empty() {
-            report(SearchInfo { string: Some("no world to search; playing the first legal move".into()), ..SearchInfo::default() });
+            report(SearchInfo {
+                string: Some("no world to search; playing the first legal move".into()),
+                ..SearchInfo::default()
+            });
             return legal.first().copied();
         }
         let memory = (self.config.hash_mib.max(2) / 2) << 20;
@@ -164,14 +171,22 @@ impl Searcher for MurkSearcher {
         let mut units =
             driver::units(self.config.mode, &worlds, self.params.trees, memory, budget_nodes, seed, &mut self.reuse);
         let reused = reusable - self.reuse.len();
+        let root = RootState {
+            clock: &clock,
+            legal: &legal,
+            worlds: &worlds,
+            side: info.side(),
+            mode: self.config.mode,
+            risk: self.params.risk,
+        };
         let mut last_report = Duration::ZERO;
         let total = driver::run(&mut units, &worlds, &self.pool, &clock, stop, |nodes, units| {
             if clock.elapsed() >= last_report + Duration::from_millis(500) {
                 last_report = clock.elapsed();
-                report(progress(nodes, &clock, units, &legal, &worlds, info, self.config.mode, self.params.risk));
+                report(root.progress(nodes, units));
             }
         });
-        let mut last = progress(total, &clock, &units, &legal, &worlds, info, self.config.mode, self.params.risk);
+        let mut last = root.progress(total, &units);
         last.string = Some(format!(
             "worlds {belief_size} sampled {} reused {reused} mode {}",
             worlds.len(),
@@ -184,38 +199,41 @@ impl Searcher for MurkSearcher {
     }
 }
 
-/// The current choice as an `info` report.
-fn progress(
-    nodes: u64,
-    clock: &SearchClock,
-    units: &[Unit],
-    legal: &[Move],
-    worlds: &[(Position, f64)],
-    info: &InfoState,
+/// What the root decision of one search needs besides the trees.
+struct RootState<'a> {
+    clock: &'a SearchClock,
+    legal: &'a [Move],
+    worlds: &'a [(Position, f64)],
+    side: Color,
     mode: Mode,
     risk: f32,
-) -> SearchInfo {
-    let trees: Vec<(&super::tree::Tree, f64)> = match mode {
-        Mode::Pimc => units.iter().zip(worlds).map(|(u, w)| (&u.tree, w.1)).collect(),
-        Mode::Ismcts => units.iter().map(|u| (&u.tree, 1.0)).collect(),
-    };
-    let candidates = root::candidates(legal, &trees, worlds, info.side(), risk);
-    let best = root::choose(&candidates);
-    let elapsed = clock.elapsed();
-    let pv = best.map_or_else(Vec::new, |b| {
-        let heaviest = trees
-            .iter()
-            .max_by_key(|(t, _)| t.root_children().find(|c| c.mv == b.mv).map_or(0, |c| c.visits))
-            .map(|(t, _)| *t);
-        heaviest.map_or(vec![b.mv], |t| t.principal_variation(b.mv, 8))
-    });
-    SearchInfo {
-        depth: Some(pv.len() as u32),
-        nodes: Some(nodes),
-        nps: Some((nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64),
-        time_ms: Some(elapsed.as_millis() as u64),
-        score_cp: best.map(|b| value_to_cp(b.score)),
-        pv,
-        ..SearchInfo::default()
+}
+
+impl RootState<'_> {
+    /// The current choice as an `info` report.
+    fn progress(&self, nodes: u64, units: &[Unit]) -> SearchInfo {
+        let trees: Vec<(&Tree, f64)> = match self.mode {
+            Mode::Pimc => units.iter().zip(self.worlds).map(|(u, w)| (&u.tree, w.1)).collect(),
+            Mode::Ismcts => units.iter().map(|u| (&u.tree, 1.0)).collect(),
+        };
+        let candidates = root::candidates(self.legal, &trees, self.worlds, self.side, self.risk);
+        let best = root::choose(&candidates);
+        let elapsed = self.clock.elapsed();
+        let pv = best.map_or_else(Vec::new, |b| {
+            let heaviest = trees
+                .iter()
+                .max_by_key(|(t, _)| t.root_children().find(|c| c.mv == b.mv).map_or(0, |c| c.visits))
+                .map(|(t, _)| *t);
+            heaviest.map_or(vec![b.mv], |t| t.principal_variation(b.mv, 8))
+        });
+        SearchInfo {
+            depth: Some(pv.len() as u32),
+            nodes: Some(nodes),
+            nps: Some((nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64),
+            time_ms: Some(elapsed.as_millis() as u64),
+            score_cp: best.map(|b| value_to_cp(b.score)),
+            pv,
+            ..SearchInfo::default()
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Helpers shared by the test modules: seeded random games through the referee.
 
 use murk::core::{Color, Move, Variant};
-use murk::rules::{Game, Played, PlyReport, Position};
+use murk::rules::{Game, Played, Position};
 use murk::view::Observation;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -18,8 +18,6 @@ pub struct Ply {
     pub before: Position,
     /// The move played.
     pub mv: Move,
-    /// The referee's report.
-    pub report: PlyReport,
     /// The position after the ply.
     pub after: Position,
     /// What each side observed after it, White first.
@@ -56,7 +54,7 @@ pub fn random_game(variant: Variant, seed: u64, max_plies: usize, mut on_step: i
         let Ok(Played::Moved(report)) = game.play(mv) else { panic!("pseudo-legal move {mv:?} refused") };
         let after = game.position().clone();
         let observations = [Color::White, Color::Black].map(|c| Observation::after_ply(&after, &report, c));
-        on_step(Step::Ply(&Ply { before, mv, report, after, observations }));
+        on_step(Step::Ply(&Ply { before, mv, after, observations }));
     }
     game
 }
