@@ -6,6 +6,7 @@ use crate::core::attacks;
 use crate::core::{Bitboard, Color, Role, Variant};
 use crate::engine::role_value;
 use crate::rules::Position;
+use crate::view::vision;
 
 /// Pawns of evaluation that make the value about 0.76 (tanh(1)).
 const SCALE: f32 = 6.0;
@@ -63,21 +64,37 @@ fn mobility(pos: &Position, side: Color) -> u32 {
     n
 }
 
-/// How open `side`'s king is: enemy pieces nearby, and in Crazyhouse empty squares around it
-/// that an enemy drop could use.
+/// How open `side`'s king is: enemy pieces nearby, and in Crazyhouse the squares from which a
+/// piece of the enemy's hand, dropped unseen, would attack it.
 fn king_exposure(pos: &Position, side: Color) -> f32 {
     let Some(king) = pos.king(side) else { return 0.0 };
-    let ring = attacks::king(king) & pos.variant().board_mask();
-    let near = ring | attacks::knight(king);
+    let near = attacks::king(king) | attacks::knight(king);
     let enemies_near = (near & pos.by_color(side.opponent())).count() as f32;
-    let mut exposure = 0.25 * enemies_near;
-    let enemy_hand = pos.hand(side.opponent());
-    if !enemy_hand.is_empty() {
-        let empty_ring = (ring & !pos.occupied()).count() as f32;
-        let strongest = enemy_hand.roles().map(role_value).fold(0.0, f64::max) as f32;
-        exposure += 0.08 * empty_ring * strongest.min(9.0) / 3.0;
+    0.25 * enemies_near + 0.6 * blind_drop_squares(pos, side).count().min(6) as f32
+}
+
+/// Empty squares `side` cannot see from which a piece in the enemy's hand, once dropped, would
+/// attack `side`'s king: a drop there stays hidden and takes the king on the next move.
+pub fn blind_drop_squares(pos: &Position, side: Color) -> Bitboard {
+    let hand = pos.hand(side.opponent());
+    let Some(king) = pos.king(side).filter(|_| !hand.is_empty()) else { return Bitboard::EMPTY };
+    let occ = pos.occupied();
+    let has = |role| hand.count(role) > 0;
+    let mut from = Bitboard::EMPTY;
+    if has(Role::Knight) {
+        from |= attacks::knight(king);
     }
-    exposure
+    if has(Role::Bishop) || has(Role::Queen) {
+        from |= attacks::bishop(king, occ);
+    }
+    if has(Role::Rook) || has(Role::Queen) {
+        from |= attacks::rook(king, occ);
+    }
+    if has(Role::Pawn) {
+        from |= attacks::pawn_attacks(side, king) & !(Bitboard::rank(0) | Bitboard::rank(7));
+    }
+    let (seen, silhouettes) = vision(pos, side);
+    from & pos.variant().board_mask() & !occ & !seen & !silhouettes
 }
 
 /// The Crossroads king race: progress toward the far rank, and a bonus when the far rank is one

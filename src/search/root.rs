@@ -2,8 +2,9 @@
 //! risk-aware blend of the mean and the worst case, with a one-ply safety check per world (a move
 //! that lets the opponent take our king in some worlds is worth the worst there).
 
-use super::tree::Tree;
+use super::tree::{move_key, Tree};
 use crate::core::{Color, Move};
+use crate::eval::blind_drop_squares;
 use crate::rules::Position;
 
 /// What the search learned about one candidate move.
@@ -20,48 +21,67 @@ pub struct Candidate {
     pub worst: f32,
     /// Weighted share of the worlds in which the opponent could capture our king right after it.
     pub king_loss: f32,
+    /// Weighted share of the other worlds in which the opponent could drop, unseen, a piece that
+    /// attacks our king.
+    pub blind_drop: f32,
     /// The blended score the choice maximizes.
     pub score: f32,
 }
 
-/// The share (by weight) of `worlds` in which the opponent can capture `side`'s king right after
-/// `m`. Worlds where `m` is not legal (a drop that would bounce there) do not count.
-pub fn king_loss_share(worlds: &[(Position, f64)], m: Move, side: Color) -> f32 {
-    let mut lost = 0.0;
-    let mut total = 0.0;
+/// How much a world in which the opponent can drop, unseen, a piece that attacks our king counts
+/// as a lost one.
+const BLIND_DROP_LOSS: f32 = 0.7;
+
+/// How dangerous a move is for our king, over many worlds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Danger {
+    /// Weighted share of the worlds in which the opponent can capture our king right after it.
+    pub king_loss: f32,
+    /// Weighted share of the other worlds in which the opponent can drop, unseen, a piece that
+    /// attacks our king.
+    pub blind_drop: f32,
+}
+
+/// The danger of each move of `legal` over `worlds`. Worlds where a move is not legal (a drop
+/// that would bounce there) do not count for it.
+pub fn dangers(legal: &[Move], worlds: &[(Position, f64)], side: Color) -> Vec<Danger> {
+    let mut sums = vec![(0.0f64, 0.0f64, 0.0f64); legal.len()];
     for (world, weight) in worlds {
-        if !world.moves().contains(&m) {
-            continue;
-        }
-        total += weight;
-        let mut after = world.clone();
-        after.play_unchecked(m);
-        if let Some(king) = after.king(side) {
-            if after.is_attacked(king, side.opponent()) {
-                lost += weight;
+        let mut keys: Vec<u32> = world.moves().iter().map(|&m| move_key(m)).collect();
+        keys.sort_unstable();
+        for (i, &m) in legal.iter().enumerate() {
+            if keys.binary_search(&move_key(m)).is_err() {
+                continue;
+            }
+            let mut after = world.clone();
+            after.play_unchecked(m);
+            let (lost, blind, total) = &mut sums[i];
+            *total += weight;
+            if let Some(king) = after.king(side) {
+                if after.is_attacked(king, side.opponent()) {
+                    *lost += weight;
+                } else if blind_drop_squares(&after, side).any() {
+                    *blind += weight;
+                }
             }
         }
     }
-    if total > 0.0 {
-        (lost / total) as f32
-    } else {
-        0.0
-    }
+    sums.into_iter()
+        .map(|(lost, blind, total)| match total > 0.0 {
+            true => Danger { king_loss: (lost / total) as f32, blind_drop: (blind / total) as f32 },
+            false => Danger::default(),
+        })
+        .collect()
 }
 
 /// Merges root statistics of `trees` (each with the weight of the world it searched, or equal
-/// weights for ISMCTS) into one candidate per move of `legal`, and scores them with the risk
-/// blend `alpha` (0 = mean only, 1 = worst case only).
-pub fn candidates(
-    legal: &[Move],
-    trees: &[(&Tree, f64)],
-    worlds: &[(Position, f64)],
-    side: Color,
-    alpha: f32,
-) -> Vec<Candidate> {
+/// weights for ISMCTS) into one candidate per move of `legal` (with its `danger`), and scores them
+/// with the risk blend `alpha` (0 = mean only, 1 = worst case only).
+pub fn candidates(legal: &[Move], danger: &[Danger], trees: &[(&Tree, f64)], alpha: f32) -> Vec<Candidate> {
     legal
         .iter()
-        .map(|&mv| {
+        .zip(danger)
+        .map(|(&mv, &Danger { king_loss, blind_drop })| {
             let mut visits = 0u64;
             let (mut sum, mut weight, mut worst) = (0.0f64, 0.0f64, f32::INFINITY);
             for (tree, w) in trees {
@@ -73,14 +93,14 @@ pub fn candidates(
                 }
             }
             let mean = if weight > 0.0 { (sum / weight) as f32 } else { -1.0 };
-            let king_loss = king_loss_share(worlds, mv, side);
             let mut worst = if worst.is_finite() { worst } else { mean };
             if king_loss > 0.0 {
                 worst = -1.0;
             }
-            let mean = mean * (1.0 - king_loss) - king_loss;
+            let lost = (king_loss + BLIND_DROP_LOSS * blind_drop).min(1.0);
+            let mean = mean * (1.0 - lost) - lost;
             let score = (1.0 - alpha) * mean + alpha * worst;
-            Candidate { mv, visits, mean, worst, king_loss, score }
+            Candidate { mv, visits, mean, worst, king_loss, blind_drop, score }
         })
         .collect()
 }

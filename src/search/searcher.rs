@@ -5,7 +5,7 @@ use super::driver::{self, Mode, Unit};
 use super::root;
 use super::tree::Tree;
 use crate::belief::{world_key, Belief, BeliefConfig};
-use crate::core::{Color, Move, Role};
+use crate::core::{Move, Role};
 use crate::engine::limits::{Limits, SearchClock};
 use crate::engine::searcher::{SearchConfig, SearchInfo, Searcher};
 use crate::engine::InfoState;
@@ -26,11 +26,13 @@ pub struct SearchParams {
     pub trees: usize,
     /// Weight of the worst case against the mean at the root (0..1).
     pub risk: f32,
+    /// Worlds drawn for the one-ply king-safety check of every root move.
+    pub danger_worlds: usize,
 }
 
 impl Default for SearchParams {
     fn default() -> SearchParams {
-        SearchParams { worlds: 24, trees: 8, risk: 0.35 }
+        SearchParams { worlds: 24, trees: 8, risk: 0.35, danger_worlds: 256 }
     }
 }
 
@@ -59,18 +61,20 @@ impl MurkSearcher {
         BeliefConfig { hash_mib: (self.config.hash_mib / 2).max(1), seed: self.config.seed, ..BeliefConfig::default() }
     }
 
-    /// Worlds drawn for this search, identical ones merged with their counts as weights.
-    fn draw_worlds(
-        &mut self,
-        info: &InfoState,
-        rng: &mut Xoshiro256PlusPlus,
-    ) -> (Vec<(Position, f64)>, usize, Option<String>) {
+    /// Brings the belief up to date; returns its size and anything the user should be told.
+    fn update_belief(&mut self, info: &InfoState) -> (usize, Option<String>) {
         let cfg = self.belief_config();
         let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg));
         let note = belief.update(info).info_string();
+        (belief.len(), note)
+    }
+
+    /// `n` worlds drawn from the belief, identical ones merged with their counts as weights.
+    fn draw_worlds(&self, n: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<(Position, f64)> {
+        let Some(belief) = &self.belief else { return Vec::new() };
         let mut merged: Vec<(Position, f64)> = Vec::new();
         let mut index: HashMap<u64, usize> = HashMap::new();
-        for world in belief.sample(self.params.worlds, rng) {
+        for world in belief.sample(n, rng) {
             match index.get(&world_key(&world)) {
                 Some(&i) => merged[i].1 += 1.0,
                 None => {
@@ -79,7 +83,7 @@ impl MurkSearcher {
                 }
             }
         }
-        (merged, belief.len(), note)
+        merged
     }
 }
 
@@ -154,7 +158,9 @@ impl Searcher for MurkSearcher {
         }
         let seed = self.config.seed ^ (info.events().len() as u64).wrapping_mul(0xA24B_AED4_963E_E407);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let (worlds, belief_size, note) = self.draw_worlds(info, &mut rng);
+        let (belief_size, note) = self.update_belief(info);
+        let worlds = self.draw_worlds(self.params.worlds, &mut rng);
+        let danger = root::dangers(&legal, &self.draw_worlds(self.params.danger_worlds, &mut rng), info.side());
         if let Some(text) = note {
             report(SearchInfo { string: Some(text), ..SearchInfo::default() });
         }
@@ -174,8 +180,8 @@ impl Searcher for MurkSearcher {
         let root = RootState {
             clock: &clock,
             legal: &legal,
+            danger: &danger,
             worlds: &worlds,
-            side: info.side(),
             mode: self.config.mode,
             risk: self.params.risk,
         };
@@ -203,8 +209,8 @@ impl Searcher for MurkSearcher {
 struct RootState<'a> {
     clock: &'a SearchClock,
     legal: &'a [Move],
+    danger: &'a [root::Danger],
     worlds: &'a [(Position, f64)],
-    side: Color,
     mode: Mode,
     risk: f32,
 }
@@ -216,7 +222,7 @@ impl RootState<'_> {
             Mode::Pimc => units.iter().zip(self.worlds).map(|(u, w)| (&u.tree, w.1)).collect(),
             Mode::Ismcts => units.iter().map(|u| (&u.tree, 1.0)).collect(),
         };
-        let candidates = root::candidates(self.legal, &trees, self.worlds, self.side, self.risk);
+        let candidates = root::candidates(self.legal, self.danger, &trees, self.risk);
         let best = root::choose(&candidates);
         let elapsed = self.clock.elapsed();
         let pv = best.map_or_else(Vec::new, |b| {
