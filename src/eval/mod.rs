@@ -64,13 +64,18 @@ fn mobility(pos: &Position, side: Color) -> u32 {
     n
 }
 
-/// How open `side`'s king is: enemy pieces nearby, and in Crazyhouse the squares from which a
-/// piece of the enemy's hand, dropped unseen, would attack it.
+/// How open `side`'s king is: enemy pieces nearby; squares `side` cannot see from which a
+/// hidden piece could strike it (open lines and knight jumps into the fog); and in Crazyhouse the
+/// squares from which a piece of the enemy's hand, dropped unseen, would attack it.
 fn king_exposure(pos: &Position, side: Color) -> f32 {
     let Some(king) = pos.king(side) else { return 0.0 };
     let near = attacks::king(king) | attacks::knight(king);
     let enemies_near = (near & pos.by_color(side.opponent())).count() as f32;
-    0.25 * enemies_near + 0.6 * blind_drop_squares(pos, side).count().min(6) as f32
+    let occ = pos.occupied();
+    let lines = attacks::queen(king, occ) | attacks::knight(king);
+    let (seen, silhouettes) = vision(pos, side);
+    let blind_lines = (lines & pos.variant().board_mask() & !seen & !silhouettes).count() as f32;
+    0.25 * enemies_near + 0.12 * blind_lines + 0.6 * blind_drop_squares(pos, side).count().min(6) as f32
 }
 
 /// Empty squares `side` cannot see from which a piece in the enemy's hand, once dropped, would

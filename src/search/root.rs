@@ -74,6 +74,12 @@ pub fn dangers(legal: &[Move], worlds: &[(Position, f64)], side: Color) -> Vec<D
         .collect()
 }
 
+/// How much of its prior a root move keeps given its danger: all of it when safe, a tenth when
+/// the king is surely lost.
+pub fn prior_factor(danger: &Danger) -> f32 {
+    1.0 - 0.9 * (danger.king_loss + BLIND_DROP_LOSS * danger.blind_drop).min(1.0)
+}
+
 /// Merges root statistics of `trees` (each with the weight of the world it searched, or equal
 /// weights for ISMCTS) into one candidate per move of `legal` (with its `danger`), and scores them
 /// with the risk blend `alpha` (0 = mean only, 1 = worst case only).

@@ -177,6 +177,10 @@ impl Searcher for MurkSearcher {
         let mut units =
             driver::units(self.config.mode, &worlds, self.params.trees, memory, budget_nodes, seed, &mut self.reuse);
         let reused = reusable - self.reuse.len();
+        let bias: Vec<(Move, f32)> = legal.iter().zip(&danger).map(|(&m, d)| (m, root::prior_factor(d))).collect();
+        for unit in &mut units {
+            unit.tree.bias_root(&bias);
+        }
         let root = RootState {
             clock: &clock,
             legal: &legal,

@@ -81,6 +81,8 @@ pub struct Tree {
     nodes: Vec<Node>,
     max_nodes: usize,
     multi_world: bool,
+    /// Factors on the priors of root moves (sorted by move key), from the root's safety check.
+    root_bias: Vec<(u32, f32)>,
 }
 
 impl Tree {
@@ -88,7 +90,7 @@ impl Tree {
     /// availability counting (a new world each iteration) over PIMC's single world.
     pub fn new(max_nodes: usize, multi_world: bool) -> Tree {
         let dummy = Move::normal(Square::new_unchecked(0), Square::new_unchecked(0));
-        Tree { nodes: vec![Node::new(dummy, 1.0)], max_nodes: max_nodes.max(2), multi_world }
+        Tree { nodes: vec![Node::new(dummy, 1.0)], max_nodes: max_nodes.max(2), multi_world, root_bias: Vec::new() }
     }
 
     /// Lets the tree grow to `max_nodes` nodes (it never shrinks below what it holds).
@@ -106,7 +108,7 @@ impl Tree {
         let mut nodes = Vec::new();
         self.copy_into(node, &mut nodes);
         nodes[0].mv = self.nodes[0].mv;
-        Some(Tree { nodes, max_nodes: self.max_nodes, multi_world: self.multi_world })
+        Some(Tree { nodes, max_nodes: self.max_nodes, multi_world: self.multi_world, root_bias: Vec::new() })
     }
 
     fn copy_into(&self, node: u32, out: &mut Vec<Node>) -> u32 {
@@ -217,8 +219,40 @@ impl Tree {
         true
     }
 
+    /// Scales the priors of root moves by `factors` (moves not named keep theirs), now if the
+    /// root is expanded and at its expansion otherwise, so that the search spends its time on
+    /// moves the safety check does not condemn.
+    pub fn bias_root(&mut self, factors: &[(Move, f32)]) {
+        let mut bias: Vec<(u32, f32)> = factors.iter().map(|&(m, f)| (move_key(m), f)).collect();
+        bias.sort_unstable_by_key(|b| b.0);
+        self.root_bias = bias;
+        let kids: Vec<u32> = self.children(0).collect();
+        let mut total = 0.0;
+        for &c in &kids {
+            let factor = self.root_factor(self.nodes[c as usize].mv);
+            self.nodes[c as usize].prior *= factor;
+            total += self.nodes[c as usize].prior;
+        }
+        for &c in kids.iter().filter(|_| total > 0.0) {
+            self.nodes[c as usize].prior /= total;
+        }
+    }
+
+    fn root_factor(&self, m: Move) -> f32 {
+        self.root_bias.binary_search_by_key(&move_key(m), |b| b.0).map_or(1.0, |i| self.root_bias[i].1)
+    }
+
     fn add_children(&mut self, node: u32, pos: &Position, moves: &[Move]) {
-        let p = priors(pos, moves);
+        let mut p = priors(pos, moves);
+        if node == 0 && !self.root_bias.is_empty() {
+            for (prior, &m) in p.iter_mut().zip(moves) {
+                *prior *= self.root_factor(m);
+            }
+            let total: f32 = p.iter().sum();
+            if total > 0.0 {
+                p.iter_mut().for_each(|x| *x /= total);
+            }
+        }
         let mut prev = NONE;
         for (i, &m) in moves.iter().enumerate().rev() {
             let idx = self.nodes.len() as u32;
