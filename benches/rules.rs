@@ -15,11 +15,7 @@ fn positions() -> Vec<(&'static str, Variant, &'static str)> {
         ("chess-start", Variant::DarkChess, Variant::DarkChess.start_fen()),
         ("kiwipete", Variant::DarkChess, "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"),
         ("zh-start", Variant::DarkCrazyhouse, Variant::DarkCrazyhouse.start_fen()),
-        (
-            "zh-hands",
-            Variant::DarkCrazyhouse,
-            "r1bqk2r/ppp2ppp/2n5/3Pp3/1b6/2N5/PPP2PPP/R1BQKB~NR[QPPn] w KQkq e6 0 9",
-        ),
+        ("zh-hands", Variant::DarkCrazyhouse, "r1bqk2r/ppp2ppp/2n5/3Pp3/1b6/2N5/PPP2PPP/R1BQKB~NR[QPPn] w KQkq e6 0 9"),
         ("crossroads-start", Variant::DarkCrossroads, Variant::DarkCrossroads.start_fen()),
         ("crossroads-mid", Variant::DarkCrossroads, "1k1h2/3o1v/1nb2o/V1p2P/1O1P2/4P1/2O1c1/1CH1KB w - - 0 26"),
     ]

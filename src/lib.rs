@@ -12,6 +12,6 @@ pub mod engine;
 pub mod eval;
 pub mod protocol;
 pub mod rules;
-pub mod search;
 pub mod runner;
+pub mod search;
 pub mod view;

@@ -50,9 +50,9 @@ pub struct BeliefEvalArgs {
     /// Children each opponent update may generate (default: the engine's).
     #[arg(long)]
     pub max_children: Option<usize>,
-    /// Opponent model: weight of captures (0 for uniform; default: the engine's).
-    #[arg(long)]
-    pub capture_bias: Option<f64>,
+    /// Opponent model: uniform, adaptive, or capture-bias:<b> (default: the engine's).
+    #[arg(long, value_parser = parse_model)]
+    pub model: Option<OpponentModel>,
     /// How a set too large is cut: heaviest or systematic (default: the engine's).
     #[arg(long)]
     pub truncate: Option<String>,
@@ -64,6 +64,19 @@ pub struct BeliefEvalArgs {
 /// Parses `random`, `greedy`, `builtin:random` or `builtin:greedy`.
 pub fn parse_player(s: &str) -> Result<SimplePlayer, String> {
     s.strip_prefix("builtin:").unwrap_or(s).parse().map_err(|e| format!("{e}"))
+}
+
+/// Parses `uniform`, `adaptive` or `capture-bias:<b>`.
+pub fn parse_model(s: &str) -> Result<OpponentModel, String> {
+    match s {
+        "uniform" => Ok(OpponentModel::Uniform),
+        "adaptive" => Ok(OpponentModel::Adaptive),
+        _ => s
+            .strip_prefix("capture-bias:")
+            .and_then(|b| b.parse().ok())
+            .map(OpponentModel::CaptureBias)
+            .ok_or_else(|| format!("unknown model '{s}' (expected uniform, adaptive or capture-bias:<b>)")),
+    }
 }
 
 impl BeliefEvalArgs {
@@ -84,8 +97,8 @@ impl BeliefEvalArgs {
             Some("heaviest") => cfg.truncation = Truncation::Heaviest,
             _ => {}
         }
-        if let Some(b) = self.capture_bias {
-            cfg.model = if b > 0.0 { OpponentModel::CaptureBias(b) } else { OpponentModel::Uniform };
+        if let Some(model) = self.model {
+            cfg.model = model;
         }
         cfg
     }

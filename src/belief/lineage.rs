@@ -106,7 +106,13 @@ impl Lineage {
 /// Replays the world `node` leads to through `events` (the whole history of `side`), checking
 /// every observation, every bounce and that the game went on after every ply but the last.
 /// Returns the world, or what went wrong. `from_start` demands that the anchor be event 0.
-pub fn replay(lineage: &Lineage, node: u32, events: &[Event], side: Color, from_start: bool) -> Result<Position, String> {
+pub fn replay(
+    lineage: &Lineage,
+    node: u32,
+    events: &[Event],
+    side: Color,
+    from_start: bool,
+) -> Result<Position, String> {
     let (anchor, path) = lineage.path(node);
     if from_start && anchor.events != 0 {
         return Err(format!("world anchored at event {} by a fallback", anchor.events));

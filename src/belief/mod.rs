@@ -13,27 +13,40 @@
 //! - a bounce keeps the worlds with an enemy piece on that square.
 //!
 //! While the set fits the work and memory limits of [`BeliefConfig`] it is *exact*: every
-//! consistent world is in it. Past them it is cut to a weighted sample by systematic
-//! resampling. A sample can run dry (no world survives an observation); it is then regenerated
-//! from the history by a randomized depth-first search from saved checkpoints. If that fails
-//! within its budget, the belief falls back to worlds made to agree with the recent
-//! observations only, says so in its [`UpdateReport`], and goes on.
+//! consistent world is in it, with the probability the opponent model gives its histories (tests
+//! check both against a brute-force enumeration). Past the limits each parent keeps a weighted
+//! random share of its children and the set is cut to its heaviest worlds ([`Truncation`]):
+//! a weighted sample of consistent worlds. A narrow sample is topped up from a recent
+//! checkpoint. A sample can run dry (no world survives an observation); it is then regenerated
+//! from the history: a depth-first search from the sets kept before the latest events, then a
+//! beam from older checkpoints guided by the latest view. If that fails within its budget, the
+//! belief falls back to worlds made to agree with the recent observations only, says so in its
+//! [`UpdateReport`] (for `info string`), and goes on; a later regeneration from the older
+//! checkpoints can bring it back onto the whole history.
+//!
+//! For the search: [`Belief::new`], [`Belief::update`] after every new event, [`Belief::sample`]
+//! to draw worlds, [`Belief::len`] / [`Belief::is_exact`] / [`Belief::is_anchored`], and
+//! [`Belief::square_probabilities`] / [`Belief::enemy_hands`] for what each square and the enemy
+//! hand hold.
 
 pub mod baseline;
 pub mod eval;
+mod expand;
 mod keys;
 mod lineage;
 mod marginals;
+mod model;
 mod regen;
 mod repair;
 mod step;
 mod worlds;
 
-pub use marginals::{Content, SquareProbabilities};
 pub use keys::world_key;
+pub use marginals::{Content, SquareProbabilities};
+pub use model::OpponentModel;
 pub use worlds::{same_world, WorldSet};
 
-use crate::core::{Color, Move};
+use crate::core::Color;
 use crate::engine::{Event, InfoState};
 use crate::rules::{Hand, Position};
 use crate::view::{Observation, View};
@@ -41,18 +54,8 @@ use lineage::{Anchor, Lineage};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use step::{goes_on, own_child, ChildSink, OpponentStep};
-use worlds::{WorldBuilder, NO_NODE, WORLD_BYTES};
-
-/// How likely the belief takes each pseudo-legal opponent move to be.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum OpponentModel {
-    /// Every move (drops included) equally likely.
-    Uniform,
-    /// A capture of one of the engine's pieces weighs `1 + bias * value of the victim` (in
-    /// pawns, a king 1000) against 1 for any other move.
-    CaptureBias(f64),
-}
+use step::{goes_on, own_child, OpponentStep};
+use worlds::{NO_NODE, WORLD_BYTES};
 
 /// How a set too large for the limits is cut down.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,7 +73,8 @@ pub struct BeliefConfig {
     pub hash_mib: usize,
     /// Most worlds kept after an update; a larger set is cut to a sample of this size.
     pub max_worlds: usize,
-    /// Most children generated in one opponent update; expansion stops there.
+    /// Most new children generated in one opponent update: each parent may add its share (in
+    /// proportion to its weight) and draws that many of its consistent children at random.
     pub max_children: usize,
     /// Most moves a regeneration may look at before it gives up.
     pub regen_budget: usize,
@@ -98,14 +102,14 @@ impl Default for BeliefConfig {
     fn default() -> BeliefConfig {
         BeliefConfig {
             hash_mib: 128,
-            max_worlds: 20_000,
-            max_children: 60_000,
-            regen_budget: 200_000,
+            max_worlds: 25_000,
+            max_children: 50_000,
+            regen_budget: 2_000_000,
             min_worlds: 256,
-            rejuvenate_budget: 30_000,
+            rejuvenate_budget: 100_000,
             fallback_window: 8,
             checkpoint_depth: 4,
-            model: OpponentModel::Uniform,
+            model: OpponentModel::Adaptive,
             truncation: Truncation::Heaviest,
             seed: 0,
             lineage: cfg!(debug_assertions),
@@ -117,7 +121,7 @@ impl BeliefConfig {
     /// Most worlds the memory budget allows in one set (a set, its successor and the checkpoints
     /// share the budget).
     pub fn memory_worlds(&self) -> usize {
-        (self.hash_mib.max(1) << 20) / WORLD_BYTES / (3 + self.checkpoint_depth)
+        (self.hash_mib.max(1) << 20) / WORLD_BYTES / (3 + self.checkpoint_depth + DEEP_KEPT)
     }
 }
 
@@ -135,12 +139,16 @@ pub struct UpdateReport {
     /// Regenerations from the history during this update.
     pub regenerated: usize,
     /// Fallbacks during this update: no world consistent with the whole history was found and
-    /// the belief now holds worlds that agree with the latest `fallback_events` events only.
+    /// the belief now holds worlds that agree with the latest view and the `fallback_events`
+    /// events before it only.
     pub fallbacks: usize,
-    /// How many of the latest events the fallback worlds agree with.
+    /// How many events before the latest view the fallback worlds agree with.
     pub fallback_events: usize,
     /// Worlds added to a sample that had grown narrow.
     pub rejuvenated: usize,
+    /// Worlds made to show the latest view again after a fallback, when the fallback's worlds
+    /// ran dry.
+    pub repaired: usize,
 }
 
 impl UpdateReport {
@@ -148,9 +156,11 @@ impl UpdateReport {
     pub fn info_string(&self) -> Option<String> {
         if self.fallbacks > 0 {
             Some(format!(
-                "belief lost track of the history; playing on with {} worlds that agree with the last {} observations",
+                "belief lost track of the history; playing on with {} worlds that agree with the latest view and the {} events before it",
                 self.worlds, self.fallback_events
             ))
+        } else if self.repaired > 0 {
+            Some(format!("belief still off the history; {} worlds refitted to the latest view", self.worlds))
         } else if self.regenerated > 0 {
             Some(format!("belief regenerated {} worlds from the history", self.worlds))
         } else {
@@ -159,11 +169,19 @@ impl UpdateReport {
     }
 }
 
+/// Events between deep checkpoints.
+const DEEP_EVERY: usize = 12;
+/// Deep checkpoints kept.
+const DEEP_KEPT: usize = 3;
+
 /// A set of worlds saved at some point of the history, to regenerate from.
 #[derive(Clone, Debug)]
 struct Checkpoint {
     events: usize,
     set: WorldSet,
+    /// True if the worlds are consistent with the whole history up to `events` (not made up by a
+    /// fallback).
+    anchored: bool,
 }
 
 /// The engine's belief about the true position.
@@ -178,8 +196,11 @@ pub struct Belief {
     exact: bool,
     fallen_back: bool,
     lineage: Option<Lineage>,
+    /// The share of a greedy mover in the [`OpponentModel::Adaptive`] mixture.
+    greedy_share: f64,
     exact_checkpoint: Option<Checkpoint>,
     checkpoints: Vec<Checkpoint>,
+    deep_checkpoints: Vec<Checkpoint>,
     rng: Xoshiro256PlusPlus,
     lost: usize,
 }
@@ -187,10 +208,17 @@ pub struct Belief {
 impl Belief {
     /// The belief at the start of the game `info` describes, then brought up to date with its events.
     pub fn new(info: &InfoState, cfg: BeliefConfig) -> Belief {
+        let mut belief = Belief::at_start(info, cfg);
+        belief.update(info);
+        belief
+    }
+
+    /// The belief at the start of the game `info` describes, before any event.
+    fn at_start(info: &InfoState, cfg: BeliefConfig) -> Belief {
         let start = info.start().clone();
         let mut lineage = cfg.lineage.then(Lineage::default);
         let root = lineage.as_mut().map_or(NO_NODE, |l| l.anchor(Anchor { events: 0, world: start.clone() }));
-        let mut belief = Belief {
+        Belief {
             rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
             initial_view: View::of(&start, info.side()),
             side: info.side(),
@@ -201,12 +229,12 @@ impl Belief {
             exact: true,
             fallen_back: false,
             lineage,
+            greedy_share: 0.5,
             exact_checkpoint: None,
             checkpoints: Vec::new(),
+            deep_checkpoints: Vec::new(),
             lost: 0,
-        };
-        belief.update(info);
-        belief
+        }
     }
 
     /// Applies the events `info` has received since the last update. A different game (other
@@ -217,7 +245,7 @@ impl Belief {
             || info.events().len() < self.history.len()
             || info.events()[..self.history.len()] != self.history[..];
         if fresh {
-            *self = Belief::new(info, self.cfg.clone());
+            *self = Belief::at_start(info, self.cfg.clone());
         }
         let mut report = UpdateReport::default();
         for event in &info.events()[self.history.len()..] {
@@ -271,17 +299,28 @@ impl Belief {
         let mut picks = self.set.systematic(n, rng);
         picks.shuffle(rng);
         for &i in &picks {
-            debug_assert!(self.check_world(i).map_or(true, |r| r.is_ok()), "inconsistent world: {:?}", self.check_world(i));
+            debug_assert!(
+                self.replay_world(i, self.is_anchored()).is_none_or(|r| r.is_ok()),
+                "inconsistent world: {:?}",
+                self.replay_world(i, self.is_anchored())
+            );
         }
         picks.into_iter().map(|i| self.set.worlds()[i].clone()).collect()
     }
 
     /// Replays world `index` against the whole history: `None` if no lineage is kept, else
-    /// whether every observation, bounce and the game's going on are reproduced.
+    /// whether every observation, bounce and the game's going on are reproduced (a world a
+    /// fallback made up fails).
     pub fn check_world(&self, index: usize) -> Option<Result<(), String>> {
+        self.replay_world(index, true)
+    }
+
+    /// Replays world `index` from its anchor (the start unless a fallback made it up; the start
+    /// only if `from_start`) against the history since.
+    fn replay_world(&self, index: usize, from_start: bool) -> Option<Result<(), String>> {
         let lineage = self.lineage.as_ref()?;
         let node = self.set.nodes()[index];
-        let outcome = lineage::replay(lineage, node, &self.history, self.side, true).and_then(|w| {
+        let outcome = lineage::replay(lineage, node, &self.history, self.side, from_start).and_then(|w| {
             same_world(&w, &self.set.worlds()[index]).then_some(()).ok_or_else(|| "replay ends elsewhere".to_string())
         });
         Some(outcome)
@@ -313,15 +352,18 @@ impl Belief {
                 self.set.filter_map(|w, key| held(w).then(|| (w.clone(), key)))
             }
         };
-        let before = Checkpoint { events: k, set: std::mem::replace(&mut self.set, next) };
+        let set = std::mem::replace(&mut self.set, next);
+        let before = Checkpoint { events: k, set, anchored: !self.fallen_back };
         let seeds = before.set.head(64);
         if was_exact && !self.exact {
             self.exact_checkpoint = Some(before);
         } else if !was_exact && self.cfg.checkpoint_depth > 0 {
-            self.checkpoints.push(before);
-            if self.checkpoints.len() > self.cfg.checkpoint_depth {
-                self.checkpoints.remove(0);
-            }
+            self.keep_checkpoint(before);
+        }
+        if self.set.is_empty() && self.fallen_back {
+            // Already off the whole history: keep the worlds in line with the latest view.
+            self.set = self.repaired_roots(&seeds, self.history.len());
+            report.repaired += self.set.len();
         }
         if self.set.is_empty() {
             self.recover(&seeds, report);
@@ -334,23 +376,14 @@ impl Belief {
     /// The opponent's hidden ply: the children of every world that reproduce `obs`, cut down to
     /// the limits (the belief is then no longer exact).
     fn expand(&mut self, prev: &View, obs: &Observation, report: &mut UpdateReport) -> WorldSet {
-        let step = OpponentStep::new(prev, obs, self.cfg.model);
-        let parents = &self.set;
+        let step = OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share);
         let cap = self.cfg.max_children.min(self.cfg.memory_worlds()).max(1);
-        let lineage = self.lineage.as_mut();
-        let mut sink = Expansion { builder: WorldBuilder::new(), lineage, quota: cap, weight: 0.0, node: NO_NODE };
-        // Each parent may add new children in proportion to its share of the weight still to
-        // come, so that a full set keeps children of every parent.
-        let mut remaining = parents.total_weight();
-        let mut cut = false;
-        for i in 0..parents.len() {
-            (sink.weight, sink.node) = (parents.weights()[i], parents.nodes()[i]);
-            let room = cap.saturating_sub(sink.builder.len());
-            sink.quota = ((room as f64 * sink.weight / remaining.max(f64::MIN_POSITIVE)).ceil() as usize).max(1);
-            remaining -= sink.weight;
-            cut |= step.children(&parents.worlds()[i], parents.keys()[i], &mut sink, &mut self.rng).1;
+        let expanded = expand::expand(&step, &self.set, cap, self.lineage.as_mut(), &mut self.rng);
+        let (mut children, mut cut, seen) = (expanded.set, expanded.cut, expanded.likelihood);
+        let odds = self.greedy_share * seen.greedy + (1.0 - self.greedy_share) * seen.uniform;
+        if odds > 0.0 {
+            self.greedy_share = (self.greedy_share * seen.greedy / odds).clamp(0.02, 0.98);
         }
-        let mut children = sink.builder.finish();
         let max = self.cfg.max_worlds.min(self.cfg.memory_worlds()).max(1);
         cut |= children.len() > max;
         if cut {
@@ -365,50 +398,87 @@ impl Belief {
         children
     }
 
+    /// Every checkpoint kept: recent, deep and the last exact set.
+    fn all_checkpoints(&self) -> impl Iterator<Item = &Checkpoint> {
+        self.checkpoints.iter().chain(&self.deep_checkpoints).chain(&self.exact_checkpoint)
+    }
+
     /// Drops lineage nodes no world needs any more, when they pile up.
     fn collect_lineage(&mut self) {
+        let live = self.set.len() + self.all_checkpoints().map(|c| c.set.len()).sum::<usize>();
+        let mut ids: Vec<u32> = self.set.nodes().to_vec();
+        for c in self.all_checkpoints() {
+            ids.extend_from_slice(c.set.nodes());
+        }
         let Some(lineage) = self.lineage.as_mut() else { return };
-        let live = self.set.len()
-            + self.checkpoints.iter().map(|c| c.set.len()).sum::<usize>()
-            + self.exact_checkpoint.as_ref().map_or(0, |c| c.set.len());
         if lineage.len() < 4 * live + 100_000 {
             return;
-        }
-        let mut ids: Vec<u32> = self.set.nodes().to_vec();
-        let sets = self.checkpoints.iter().map(|c| &c.set).chain(self.exact_checkpoint.as_ref().map(|c| &c.set));
-        for set in sets {
-            ids.extend_from_slice(set.nodes());
         }
         lineage.compact(&mut ids);
         let mut ids = ids.into_iter();
         self.set.set_nodes(&mut ids);
-        for c in self.checkpoints.iter_mut().chain(self.exact_checkpoint.as_mut()) {
+        let checkpoints =
+            self.checkpoints.iter_mut().chain(&mut self.deep_checkpoints).chain(&mut self.exact_checkpoint);
+        for c in checkpoints {
             c.set.set_nodes(&mut ids);
         }
     }
 
-    /// No world survived the newest event: regenerate from checkpoints (newest first, each
-    /// getting half of the budget left), else fall back.
+    /// No world survived the newest event: regenerate by a depth-first search from the recent
+    /// checkpoints (newest first), then by a guided beam from the older ones (newest first),
+    /// each attempt getting half of its part of the budget left; else fall back.
     fn recover(&mut self, seeds: &WorldSet, report: &mut UpdateReport) {
         let recent = std::mem::take(&mut self.checkpoints);
+        let deep = std::mem::take(&mut self.deep_checkpoints);
         let exact = self.exact_checkpoint.take();
-        let roots: Vec<&Checkpoint> = recent.iter().rev().chain(exact.as_ref()).collect();
-        let mut budget = self.cfg.regen_budget;
+        // A quarter of the budget for the depth-first searches, the rest for the beams.
+        let mut dfs_budget = self.cfg.regen_budget / 4;
+        let mut budget = self.cfg.regen_budget - dfs_budget;
         let want = self.cfg.max_worlds.clamp(1, 1024);
-        for (i, cp) in roots.iter().enumerate() {
-            let mut share = if i + 1 == roots.len() { budget } else { budget / 2 };
-            let given = share;
+        let mut anchored = !self.fallen_back;
+        for cp in recent.iter().rev() {
+            let (mut share, given) = (dfs_budget / 2, dfs_budget / 2);
             let found = self.search(&cp.set, cp.events, want, &mut share);
-            budget -= given - share;
+            dfs_budget -= given - share;
             if !found.is_empty() {
-                self.set = found;
-                report.regenerated += 1;
+                (self.set, anchored) = (found, cp.anchored);
                 break;
             }
         }
-        (self.checkpoints, self.exact_checkpoint) = (recent, exact);
+        let older: Vec<&Checkpoint> = deep.iter().rev().chain(exact.as_ref()).collect();
+        for (i, cp) in older.iter().enumerate() {
+            if !self.set.is_empty() {
+                break;
+            }
+            let mut share = if i + 1 == older.len() { budget } else { budget / 2 };
+            let given = share;
+            (self.set, anchored) = (self.search_beam(&cp.set, cp.events, &mut share), cp.anchored);
+            budget -= given - share;
+        }
+        (self.checkpoints, self.deep_checkpoints, self.exact_checkpoint) = (recent, deep, exact);
         if self.set.is_empty() {
             self.fall_back(seeds, report);
+        } else {
+            // Regenerating from worlds a fallback made up stays a fallback; from anchored ones it
+            // is back on the whole history.
+            self.fallen_back = !anchored;
+            report.regenerated += 1;
+        }
+    }
+
+    /// Keeps `cp` as the newest recent checkpoint; the one that leaves the recent ones becomes a
+    /// deep checkpoint if the newest deep one is `DEEP_EVERY` events older.
+    fn keep_checkpoint(&mut self, cp: Checkpoint) {
+        self.checkpoints.push(cp);
+        if self.checkpoints.len() <= self.cfg.checkpoint_depth {
+            return;
+        }
+        let old = self.checkpoints.remove(0);
+        if self.deep_checkpoints.last().is_none_or(|d| d.events + DEEP_EVERY <= old.events) {
+            self.deep_checkpoints.push(old);
+            if self.deep_checkpoints.len() > DEEP_KEPT {
+                self.deep_checkpoints.remove(0);
+            }
         }
     }
 
@@ -418,6 +488,9 @@ impl Belief {
     fn rejuvenate(&mut self, report: &mut UpdateReport) {
         if self.exact || self.set.is_empty() || self.set.len() >= self.cfg.min_worlds || self.checkpoints.is_empty() {
             return;
+        }
+        if self.checkpoints[0].anchored == self.fallen_back {
+            return; // worlds made up by a fallback must not mix with anchored ones
         }
         let oldest = self.checkpoints.remove(0);
         let mut budget = self.cfg.rejuvenate_budget;
@@ -430,32 +503,8 @@ impl Belief {
     /// Memory in use, in bytes (worlds, checkpoints and lineage).
     pub fn bytes(&self) -> usize {
         self.set.bytes()
-            + self.checkpoints.iter().map(|c| c.set.bytes()).sum::<usize>()
-            + self.exact_checkpoint.as_ref().map_or(0, |c| c.set.bytes())
+            + self.all_checkpoints().map(|c| c.set.bytes()).sum::<usize>()
             + self.lineage.as_ref().map_or(0, Lineage::bytes)
-    }
-}
-
-/// The sink of one opponent update: children of the parent at hand (of weight `weight`, lineage
-/// `node`) go into the builder, at most `quota` new ones.
-struct Expansion<'a> {
-    builder: WorldBuilder,
-    lineage: Option<&'a mut Lineage>,
-    quota: usize,
-    weight: f64,
-    node: u32,
-}
-
-impl ChildSink for Expansion<'_> {
-    fn merge(&mut self, key: u64, p: f64) -> bool {
-        self.builder.merge(key, self.weight * p)
-    }
-    fn quota(&self, n: usize) -> usize {
-        n.min(self.quota)
-    }
-    fn take(&mut self, key: u64, child: Position, mv: Move, p: f64) {
-        let (lineage, node) = (&mut self.lineage, self.node);
-        self.builder.add(key, child, self.weight * p, || lineage.as_mut().map_or(NO_NODE, |l| l.step(node, mv)));
     }
 }
 

@@ -1,16 +1,19 @@
 //! Regeneration and fallback: finding worlds again when a sampled set runs dry.
 //!
 //! Regeneration searches depth first from the worlds of a checkpoint through the events since,
-//! trying the opponent's consistent moves in a random order biased by the opponent model, and
+//! roots closest to the latest view first, trying the opponent's consistent moves that agree
+//! with the latest view first and the rest in a random order biased by the opponent model, and
 //! backing up on dead ends; after each world found it jumps back to a random depth so that the
-//! worlds it finds differ early as well as late. Every world it returns is consistent.
+//! worlds it finds differ early as well as late. From older checkpoints it runs a beam instead:
+//! breadth first, keeping the worlds closest to the latest view. Every world either returns is
+//! consistent with the whole history.
 //!
 //! A fallback, when even that fails, makes worlds up: it repairs remembered worlds so that they
 //! show the view of a few events ago, then searches forward from them through the latest events.
 
+use super::keys::world_key;
 use super::lineage::Anchor;
 use super::repair::repair;
-use super::keys::world_key;
 use super::step::{goes_on, own_child, Collect, OpponentStep};
 use super::worlds::{WorldBuilder, WorldSet, NO_NODE};
 use super::{last_view, Belief, OpponentModel, UpdateReport};
@@ -19,6 +22,7 @@ use crate::engine::Event;
 use crate::rules::Position;
 use crate::view::{Observation, SquareView, View};
 use rand::Rng;
+use std::collections::HashMap;
 
 /// What the search does with a world at one event.
 pub(super) enum Level<'a> {
@@ -31,11 +35,19 @@ pub(super) enum Level<'a> {
 }
 
 /// The levels for events `from..` of `history`.
-pub(super) fn levels<'a>(initial: &'a View, history: &'a [Event], from: usize, model: OpponentModel) -> Vec<Level<'a>> {
+pub(super) fn levels<'a>(
+    initial: &'a View,
+    history: &'a [Event],
+    from: usize,
+    model: OpponentModel,
+    greedy_share: f64,
+) -> Vec<Level<'a>> {
     (from..history.len())
         .map(|i| match &history[i] {
             Event::Own { mv, obs } => Level::Own(*mv, obs),
-            Event::Opponent { obs } => Level::Opponent(OpponentStep::new(last_view(initial, &history[..i]), obs, model)),
+            Event::Opponent { obs } => {
+                Level::Opponent(OpponentStep::new(last_view(initial, &history[..i]), obs, model, greedy_share))
+            }
             Event::Bounce { square } => Level::Bounce(*square),
         })
         .collect()
@@ -120,14 +132,15 @@ fn successors(level: &Level, world: &Position, key: u64, ctx: &mut SearchCtx<imp
         }
         Level::Opponent(step) => {
             let mut sink = Collect::default();
-            ctx.budget = ctx.budget.saturating_sub(step.children(world, key, &mut sink, &mut ctx.rng).0);
+            ctx.budget = ctx.budget.saturating_sub(step.children(world, key, &mut sink, &mut ctx.rng).moves);
             // Moves that agree with the latest view first, then a weighted random order
             // (Efraimidis-Spirakis keys); the list is popped from the back.
             let mut keyed: Vec<((i32, f64), Kid)> = sink
                 .0
                 .into_iter()
                 .map(|(w, k, mv, p)| {
-                    let order = (ctx.guide.score(world, mv), ctx.rng.gen::<f64>().max(f64::MIN_POSITIVE).ln() / p.max(1e-12));
+                    let order =
+                        (ctx.guide.score(world, mv), ctx.rng.gen::<f64>().max(f64::MIN_POSITIVE).ln() / p.max(1e-12));
                     (order, (w, k, Some(mv)))
                 })
                 .collect();
@@ -159,7 +172,8 @@ pub(super) fn search(levels: &[Level], roots: &WorldSet, want: usize, ctx: &mut 
         .collect();
     order.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
     for (_, _, root) in order {
-        let mut stack = vec![Frame { world: roots.worlds()[root].clone(), key: roots.keys()[root], mv: None, kids: None }];
+        let mut stack =
+            vec![Frame { world: roots.worlds()[root].clone(), key: roots.keys()[root], mv: None, kids: None }];
         while !stack.is_empty() {
             if ctx.budget == 0 || found.len() >= want {
                 return found;
@@ -190,6 +204,62 @@ pub(super) fn search(levels: &[Level], roots: &WorldSet, want: usize, ctx: &mut 
     found
 }
 
+/// A world of the beam with where it came from.
+struct Item {
+    world: Position,
+    key: u64,
+    weight: f64,
+    root: usize,
+    moves: Vec<Move>,
+}
+
+/// A breadth-first pass from `roots` through `levels` that keeps, at each level, the `width`
+/// worlds closest to the latest view (heavier first among equals): the particle filter as it
+/// would have run had it known where the pieces end up. Empty if the budget runs out.
+pub(super) fn beam(levels: &[Level], roots: &WorldSet, width: usize, ctx: &mut SearchCtx<impl Rng>) -> Vec<Found> {
+    let mut items: Vec<Item> = (0..roots.len())
+        .map(|i| Item {
+            world: roots.worlds()[i].clone(),
+            key: roots.keys()[i],
+            weight: roots.weights()[i],
+            root: i,
+            moves: Vec::new(),
+        })
+        .collect();
+    for level in levels {
+        cut_to(&mut items, width, &ctx.guide);
+        let mut next: Vec<Item> = Vec::new();
+        let mut index: HashMap<u64, usize> = HashMap::new();
+        for item in &items {
+            if ctx.budget == 0 {
+                return Vec::new();
+            }
+            for (world, key, mv) in successors(level, &item.world, item.key, ctx) {
+                if let Some(&at) = index.get(&key) {
+                    next[at].weight += item.weight;
+                    continue;
+                }
+                index.insert(key, next.len());
+                let mut moves = item.moves.clone();
+                moves.extend(mv);
+                next.push(Item { world, key, weight: item.weight, root: item.root, moves });
+            }
+        }
+        items = next;
+    }
+    items.into_iter().map(|i| Found { world: i.world, key: i.key, root: i.root, moves: i.moves }).collect()
+}
+
+/// Keeps the `width` items closest to the guide's view, heavier first among equals.
+fn cut_to(items: &mut Vec<Item>, width: usize, guide: &Guide) {
+    if items.len() <= width {
+        return;
+    }
+    let mut keyed: Vec<(u32, f64, Item)> = items.drain(..).map(|i| (guide.distance(&i.world), i.weight, i)).collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    items.extend(keyed.into_iter().take(width).map(|(_, _, i)| i));
+}
+
 /// Runs [`search`] with `budget` moves to spend, leaving in it what is left.
 fn run_search(
     levels: &[Level],
@@ -210,9 +280,21 @@ impl Belief {
     /// Regenerates worlds consistent with the whole history from a checkpoint's worlds, saved
     /// after `events` events: up to `want` of them, spending at most `budget` moves looked at.
     pub(super) fn search(&mut self, roots: &WorldSet, events: usize, want: usize, budget: &mut usize) -> WorldSet {
-        let levels = levels(&self.initial_view, &self.history, events, self.cfg.model);
+        let levels = levels(&self.initial_view, &self.history, events, self.cfg.model, self.greedy_share);
         let target = last_view(&self.initial_view, &self.history);
         let found = run_search(&levels, roots, want, budget, Guide { target }, self.side, &mut self.rng);
+        self.collect_found(found, roots.nodes())
+    }
+
+    /// Regenerates worlds by a [`beam`] from a checkpoint's worlds, saved after `events` events,
+    /// as wide as `budget` allows.
+    pub(super) fn search_beam(&mut self, roots: &WorldSet, events: usize, budget: &mut usize) -> WorldSet {
+        let levels = levels(&self.initial_view, &self.history, events, self.cfg.model, self.greedy_share);
+        let width = (*budget / (40 * levels.len().max(1))).clamp(16, 4096);
+        let target = last_view(&self.initial_view, &self.history);
+        let mut ctx = SearchCtx { side: self.side, guide: Guide { target }, budget: *budget, rng: &mut self.rng };
+        let found = beam(&levels, roots, width, &mut ctx);
+        *budget = ctx.budget;
         self.collect_found(found, roots.nodes())
     }
 
@@ -237,18 +319,25 @@ impl Belief {
         report.fallbacks += 1;
         self.fallen_back = true;
         self.exact = false;
+        // The recent checkpoints led nowhere; the deep and exact ones stay, to get back on the
+        // whole history later.
         self.checkpoints.clear();
-        self.exact_checkpoint = None;
         let k = self.history.len();
         let mut window = self.cfg.fallback_window.min(k);
-        let mut budget = self.cfg.regen_budget;
+        let mut budget = self.cfg.regen_budget / 4;
         loop {
             let roots = self.repaired_roots(seeds, k - window);
-            let levels = levels(&self.initial_view, &self.history, k - window, self.cfg.model);
+            if window == 0 {
+                // Worlds that show the latest view are all a fallback can promise.
+                self.set = roots;
+                report.fallback_events = 0;
+                return;
+            }
+            let levels = levels(&self.initial_view, &self.history, k - window, self.cfg.model, self.greedy_share);
             let want = self.cfg.max_worlds.clamp(1, 1024);
             let target = last_view(&self.initial_view, &self.history);
             let found = run_search(&levels, &roots, want, &mut budget, Guide { target }, self.side, &mut self.rng);
-            if !found.is_empty() || window == 0 {
+            if !found.is_empty() {
                 self.set = self.collect_found(found, roots.nodes());
                 report.fallback_events = window;
                 return;
@@ -259,7 +348,7 @@ impl Belief {
 
     /// `seeds` (and the start position) repaired to show the view after the first `events`
     /// events, each anchored there.
-    fn repaired_roots(&mut self, seeds: &WorldSet, events: usize) -> WorldSet {
+    pub(super) fn repaired_roots(&mut self, seeds: &WorldSet, events: usize) -> WorldSet {
         let view = last_view(&self.initial_view, &self.history[..events]).clone();
         let plies = self.history[..events].iter().filter(|e| !matches!(e, Event::Bounce { .. })).count();
         let turn = if plies % 2 == 0 { self.start.turn() } else { self.start.turn().opponent() };

@@ -41,7 +41,9 @@ fn copy_view(seed: &Position, view: &View) -> Cells {
     let enemy = view.side().opponent();
     let mut cells: Cells = [None; 64];
     let seed_piece = |sq: Square, color: Color| {
-        seed.piece_at(sq).filter(|p| p.color == color && p.role != Role::King).map(|p| (p, seed.promoted().contains(sq)))
+        seed.piece_at(sq)
+            .filter(|p| p.color == color && p.role != Role::King)
+            .map(|p| (p, seed.promoted().contains(sq)))
     };
     for sq in view.variant().board_mask() {
         cells[sq.index()] = match view.square(sq) {

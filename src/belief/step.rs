@@ -9,10 +9,9 @@
 //! Debug builds check every shortcut against the full test.
 
 use super::keys::key_delta;
-use super::OpponentModel;
+use super::model::{MoveChances, OpponentModel};
 use crate::core::attacks;
 use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
-use crate::engine::players::role_value;
 use crate::rules::{Castling, Position};
 use crate::view::{Observation, View};
 use rand::Rng;
@@ -51,13 +50,18 @@ pub fn arms_try(after: &Position, mover: Color, mv: Move) -> bool {
 }
 
 /// The world after the engine's own move `mv` and its key (the world's is `key`), if it
-/// reproduces the observation `obs`.
+/// reproduces the observation `obs`. Every board move the engine decides from its view is legal
+/// in every world that shows that view; a drop into the fog landed, so a world holding a piece
+/// on that square is not consistent.
 pub fn own_child(world: &Position, key: u64, side: Color, mv: Move, obs: &Observation) -> Option<(Position, u64)> {
+    if mv.is_drop() && world.occupied().contains(mv.to) {
+        return None;
+    }
     debug_assert!(world.turn() == side && world.moves().contains(&mv), "own move {mv:?} not legal in a world");
     let child_key = key ^ key_delta(world, mv);
     let mut child = world.clone();
     let captured = child.play_unchecked(mv);
-    let ok = captured.map_or(true, |(_, p)| p.color != side)
+    let ok = captured.is_none_or(|(_, p)| p.color != side)
         && obs.captured.is_none()
         && obs.try_armed == arms_try(&child, side, mv)
         && View::of(&child, side) == obs.view;
@@ -103,11 +107,27 @@ pub struct OpponentStep<'a> {
     required: Bitboard,
     unchanged: bool,
     model: OpponentModel,
+    greedy_share: f64,
+}
+
+/// What [`OpponentStep::children`] did for one parent.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Looked {
+    /// Moves looked at.
+    pub moves: usize,
+    /// True if some consistent children were left out (the sink's quota).
+    pub left_out: bool,
+    /// The chance of the observation from this parent under a uniform mover.
+    pub uniform: f64,
+    /// The chance of the observation from this parent under a greedy mover.
+    pub greedy: f64,
 }
 
 impl<'a> OpponentStep<'a> {
-    /// The step from worlds whose view is `prev` (the engine's last view) to the observation `obs`.
-    pub fn new(prev: &View, obs: &'a Observation, model: OpponentModel) -> OpponentStep<'a> {
+    /// The step from worlds whose view is `prev` (the engine's last view) to the observation
+    /// `obs`, with the opponent's moves weighted by `model` (and `greedy_share`, for
+    /// [`OpponentModel::Adaptive`]).
+    pub fn new(prev: &View, obs: &'a Observation, model: OpponentModel, greedy_share: f64) -> OpponentStep<'a> {
         let view = &obs.view;
         let side = view.side();
         let mut roles = [Bitboard::EMPTY; Role::COUNT];
@@ -126,6 +146,7 @@ impl<'a> OpponentStep<'a> {
             required: obs.captured.map_or(Bitboard::EMPTY, |(sq, _)| Bitboard::from_square(sq)),
             unchanged: view == prev && obs.captured.is_none() && !obs.try_armed,
             model,
+            greedy_share,
         }
     }
 
@@ -147,53 +168,37 @@ impl<'a> OpponentStep<'a> {
         report == self.obs.captured && !self.obs.try_armed && View::of(child, self.side) == self.obs.view
     }
 
-    /// The weight the opponent model gives `m` in `pos` (not normalized).
-    fn weight(&self, pos: &Position, m: Move) -> f64 {
-        match self.model {
-            OpponentModel::Uniform => 1.0,
-            OpponentModel::CaptureBias(bias) => {
-                let victim = match m.kind {
-                    MoveKind::EnPassant => Some(Role::Pawn),
-                    MoveKind::Drop(_) | MoveKind::Castle => None,
-                    _ => pos.by_color(self.side).contains(m.to).then(|| pos.role_at(m.to)).flatten(),
-                };
-                victim.map_or(1.0, |r| 1.0 + bias * role_value(r))
-            }
-        }
-    }
-
     /// Hands `sink` the children of `parent` (a world whose view is the previous one, opponent to
     /// move, with key `key`) that reproduce the observation, each with the opponent model's chance
     /// of its move. A child the sink already holds only gets that chance added. If the sink wants
     /// fewer new children than there are, a random subset (likelier moves first) is taken and
-    /// their chances are scaled up to the mass of all. Returns the number of moves looked at and
-    /// whether children were left out.
-    pub fn children(&self, parent: &Position, key: u64, sink: &mut impl ChildSink, rng: &mut impl Rng) -> (usize, bool) {
+    /// their chances are scaled up to the mass of all.
+    pub fn children(&self, parent: &Position, key: u64, sink: &mut impl ChildSink, rng: &mut impl Rng) -> Looked {
+        let mut looked = Looked::default();
         if !goes_on(parent) {
-            return (0, false);
+            return looked;
         }
         let d = self.diff(parent);
         if d.count() > 4 {
-            return (0, false);
+            return looked;
         }
         let moves = parent.moves();
-        let total: f64 = match self.model {
-            OpponentModel::Uniform => moves.len() as f64,
-            _ => moves.iter().map(|&m| self.weight(parent, m)).sum(),
-        };
+        looked.moves = moves.len();
+        let chances = MoveChances::new(self.model, self.greedy_share, parent, &moves, self.side);
         let mut fresh = Vec::new();
         for &m in moves.iter() {
             if let Some(quiet) = self.candidate(parent, m, d) {
-                let p = self.weight(parent, m) / total;
-                let child_key = key ^ key_delta(parent, m);
-                if !sink.merge(child_key, p) {
-                    fresh.push(Candidate { p, m, key: child_key, quiet });
+                let c = Candidate { p: chances.chance(parent, m), m, key: key ^ key_delta(parent, m), quiet };
+                (looked.uniform, looked.greedy) =
+                    (looked.uniform + chances.uniform(), looked.greedy + chances.greedy(parent, m));
+                if !sink.merge(c.key, c.p) {
+                    fresh.push(c);
                 }
             }
         }
         let quota = sink.quota(fresh.len());
-        let left_out = fresh.len() > quota;
-        if left_out {
+        looked.left_out = fresh.len() > quota;
+        if looked.left_out {
             // Efraimidis-Spirakis: a weighted random order without replacement.
             let mut order: Vec<(f64, Candidate)> =
                 fresh.into_iter().map(|c| (rng.gen::<f64>().max(f64::MIN_POSITIVE).ln() / c.p.max(1e-12), c)).collect();
@@ -212,13 +217,16 @@ impl<'a> OpponentStep<'a> {
             debug_assert!(ok == self.accepts(&child, captured), "zone shortcut disagrees with the view");
             if ok {
                 kept.push((c, child));
+            } else {
+                (looked.uniform, looked.greedy) =
+                    (looked.uniform - chances.uniform(), looked.greedy - chances.greedy(parent, c.m));
             }
         }
         let scale = if tried > 0.0 { mass / tried } else { 1.0 };
         for (c, child) in kept {
             sink.take(c.key, child, c.m, c.p * scale);
         }
-        (moves.len(), left_out)
+        looked
     }
 
     /// If `m` may lead to the observation from `parent` (whose known squares differ from it on

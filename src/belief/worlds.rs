@@ -229,6 +229,13 @@ impl WorldSet {
         self.len() - before
     }
 
+    /// Replaces every lineage id `n` by `f(n)`.
+    pub fn map_nodes(&mut self, mut f: impl FnMut(u32) -> u32) {
+        for n in &mut self.nodes {
+            *n = f(*n);
+        }
+    }
+
     /// Replaces the lineage ids, in order, by the next ones of `ids`.
     pub fn set_nodes(&mut self, ids: &mut impl Iterator<Item = u32>) {
         for n in &mut self.nodes {
@@ -296,6 +303,15 @@ impl WorldBuilder {
                 self.set.nodes.push(node());
                 true
             }
+        }
+    }
+
+    /// Adds every world of `set` (merging those already held), its lineage id shifted by
+    /// `offset`.
+    pub fn absorb(&mut self, set: WorldSet, offset: u32) {
+        let WorldSet { worlds, keys, weights, nodes } = set;
+        for (((world, key), weight), node) in worlds.into_iter().zip(keys).zip(weights).zip(nodes) {
+            self.add(key, world, weight, || node + offset);
         }
     }
 

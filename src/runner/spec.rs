@@ -99,7 +99,11 @@ impl EngineSpec {
             "arg" => self.args.push(value.to_string()),
             "tc" => self.tc = Some(TimeControl::parse_tc(value).map_err(|_| SpecError::Setting(word.to_string()))?),
             "st" => {
-                let secs: f64 = value.parse().ok().filter(|s: &f64| *s > 0.0).ok_or_else(|| SpecError::Setting(word.to_string()))?;
+                let secs: f64 = value
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| *s > 0.0)
+                    .ok_or_else(|| SpecError::Setting(word.to_string()))?;
                 self.tc = Some(TimeControl::MoveTime((secs * 1000.0).round() as u64));
             }
             "proto" => {}

@@ -5,16 +5,24 @@
 
 use crate::support::{random_game, Step};
 use murk::belief::eval::{self, BeliefEvalArgs};
-use murk::belief::{same_world, Belief, BeliefConfig, Content};
+use murk::belief::{same_world, Belief, BeliefConfig, Content, OpponentModel};
 use murk::core::{Color, Move, Piece, Role, Square, Variant};
 use murk::engine::{Event, InfoState, SimplePlayer};
 use murk::rules::{Game, Played, PlyReport, Position};
 use murk::view::{Observation, View};
 use std::collections::HashMap;
 
-/// A belief configuration that keeps every world (for histories short enough to enumerate).
+/// A belief configuration that keeps every world (for histories short enough to enumerate), with
+/// the uniform opponent model the brute force weighs by.
 fn unlimited() -> BeliefConfig {
-    BeliefConfig { max_worlds: 1 << 20, max_children: 1 << 22, hash_mib: 4096, lineage: true, ..BeliefConfig::default() }
+    BeliefConfig {
+        model: OpponentModel::Uniform,
+        max_worlds: 1 << 20,
+        max_children: 1 << 22,
+        hash_mib: 4096,
+        lineage: true,
+        ..BeliefConfig::default()
+    }
 }
 
 /// The FEN of a world without its move counters.
@@ -29,9 +37,8 @@ fn sq(name: &str) -> Square {
 /// True if the game can have gone on to `pos` (written independently of the belief's own test);
 /// `try_rule` false ignores the Try.
 fn game_goes_on(pos: &Position, try_rule: bool) -> bool {
-    let far = |c: Color| {
-        try_rule && pos.variant().has_try() && pos.king(c).is_some_and(|k| c.relative_rank(k.rank()) == 7)
-    };
+    let far =
+        |c: Color| try_rule && pos.variant().has_try() && pos.king(c).is_some_and(|k| c.relative_rank(k.rank()) == 7);
     !pos.is_king_captured() && !far(pos.turn()) && (pos.halfmoves() < 100 || far(pos.turn().opponent()))
 }
 
@@ -50,7 +57,7 @@ fn observe_after(pos: &mut Position, mv: Move, side: Color) -> Observation {
 /// observation function: all pseudo-legal opponent moves of every world, no shortcuts.
 struct BruteForce {
     side: Color,
-    worlds: Option<HashMap<String, Position>>,
+    worlds: Option<HashMap<String, (Position, f64)>>,
     events: usize,
     limit: usize,
     try_rule: bool,
@@ -58,31 +65,34 @@ struct BruteForce {
 
 impl BruteForce {
     fn new(info: &InfoState, limit: usize, try_rule: bool) -> BruteForce {
-        let worlds = Some(HashMap::from([(key(info.start()), info.start().clone())]));
+        let worlds = Some(HashMap::from([(key(info.start()), (info.start().clone(), 1.0))]));
         BruteForce { side: info.side(), worlds, events: 0, limit, try_rule }
     }
 
     /// Applies the events `info` received since the last call; gives up past `limit` worlds.
-    fn update(&mut self, info: &InfoState) -> Option<&HashMap<String, Position>> {
+    /// Each world's weight is the chance of its histories when the opponent picks uniformly
+    /// among its pseudo-legal moves.
+    fn update(&mut self, info: &InfoState) -> Option<&HashMap<String, (Position, f64)>> {
         for event in &info.events()[self.events..] {
             let worlds = self.worlds.take()?;
-            let mut next = HashMap::new();
-            for w in worlds.values().filter(|w| game_goes_on(w, self.try_rule)) {
+            let mut next: HashMap<String, (Position, f64)> = HashMap::new();
+            for (w, weight) in worlds.values().filter(|(w, _)| game_goes_on(w, self.try_rule)) {
                 let successors: Vec<Move> = match event {
                     Event::Own { mv, .. } => vec![*mv],
                     Event::Opponent { .. } => w.moves().to_vec(),
                     Event::Bounce { square } => {
                         if w.by_color(self.side.opponent()).contains(*square) {
-                            next.insert(key(w), w.clone());
+                            next.insert(key(w), (w.clone(), *weight));
                         }
                         continue;
                     }
                 };
                 let (Event::Own { obs, .. } | Event::Opponent { obs }) = event else { continue };
+                let share = weight / successors.len() as f64;
                 for m in successors {
                     let mut c = w.clone();
                     if observe_after(&mut c, m, self.side) == *obs {
-                        next.insert(key(&c), c);
+                        next.entry(key(&c)).or_insert((c, 0.0)).1 += share;
                     }
                 }
             }
@@ -93,14 +103,24 @@ impl BruteForce {
     }
 }
 
-/// Asserts that `belief` holds exactly the worlds of `truth`.
-fn assert_same_worlds(belief: &Belief, truth: &HashMap<String, Position>, what: &str) {
+/// Asserts that `belief` holds exactly the worlds of `truth`, with the same probabilities.
+fn assert_same_worlds(belief: &Belief, truth: &HashMap<String, (Position, f64)>, what: &str) {
     assert!(belief.is_exact(), "{what}: belief not exact");
-    let held: HashMap<String, &Position> = belief.worlds().worlds().iter().map(|w| (key(w), w)).collect();
+    let held: HashMap<String, f64> = belief.worlds().iter().map(|(w, p)| (key(w), p)).collect();
     assert_eq!(held.len(), belief.len(), "{what}: duplicate worlds");
     let missing: Vec<_> = truth.keys().filter(|k| !held.contains_key(*k)).take(3).collect();
     let extra: Vec<_> = held.keys().filter(|k| !truth.contains_key(*k)).take(3).collect();
     assert!(missing.is_empty() && extra.is_empty(), "{what}: missing {missing:?}, extra {extra:?}");
+    let total: f64 = truth.values().map(|(_, w)| w).sum();
+    for (k, (_, w)) in truth {
+        assert!((held[k] - w / total).abs() < 1e-9, "{what}: {k} has {} instead of {}", held[k], w / total);
+    }
+}
+
+/// The probability of worlds in `truth` whose Black king is on rank 1.
+fn king_on_rank_1(truth: &HashMap<String, (Position, f64)>) -> f64 {
+    let total: f64 = truth.values().map(|(_, w)| w).sum();
+    truth.values().filter(|(w, _)| w.king(Color::Black).is_some_and(|k| k.rank() == 0)).map(|(_, p)| p / total).sum()
 }
 
 /// Both players' information states and beliefs, fed from seeded random games.
@@ -148,8 +168,8 @@ fn exact_beliefs_equal_the_brute_force_set_of_consistent_worlds() {
             let mut brute = [Color::White, Color::Black].map(|c| BruteForce::new(&t.infos[c.index()], 30_000, true));
             random_game(variant, 1000 + seed, 14, |step| {
                 t.step(step);
-                for c in 0..2 {
-                    if let Some(truth) = brute[c].update(&t.infos[c]) {
+                for (c, brute) in brute.iter_mut().enumerate() {
+                    if let Some(truth) = brute.update(&t.infos[c]) {
                         assert_same_worlds(&t.beliefs[c], truth, &format!("{variant} seed {seed}"));
                         compared += 1;
                     }
@@ -178,7 +198,10 @@ fn sampled_beliefs_hand_out_only_worlds_that_replay_through_the_history() {
                 for belief in &t.beliefs {
                     assert!(!belief.is_empty(), "{variant} seed {seed}: empty belief");
                     if belief.is_exact() {
-                        assert!(belief.worlds().find(&truth).is_some(), "{variant} seed {seed}: exact belief lacks the truth");
+                        assert!(
+                            belief.worlds().find(&truth).is_some(),
+                            "{variant} seed {seed}: exact belief lacks the truth"
+                        );
                     }
                     if !belief.is_anchored() {
                         continue;
@@ -354,7 +377,11 @@ fn castling_and_en_passant_rights_are_part_of_every_world() {
     let castled = b.worlds().worlds().iter().filter(|w| w.king(Color::Black) == Some(sq("g8"))).count();
     let kept_right = b.worlds().worlds().iter().filter(|w| w.castling().has(Color::Black, true)).count();
     assert!(castled > 0 && kept_right > 0, "castled and uncastled worlds: {castled} / {kept_right}");
-    assert!(b.worlds().worlds().iter().all(|w| w.king(Color::Black) != Some(sq("g8")) || !w.castling().has(Color::Black, true)));
+    assert!(b
+        .worlds()
+        .worlds()
+        .iter()
+        .all(|w| w.king(Color::Black) != Some(sq("g8")) || !w.castling().has(Color::Black, true)));
     s.play("e1d1");
     s.play("d7d5");
     let b = s.belief(Color::White);
@@ -370,7 +397,11 @@ fn promotions_in_the_fog_are_worlds_of_every_promoted_piece() {
     s.play("h2h1n");
     let b = s.belief(Color::White);
     for role in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-        let on_h1 = b.worlds().worlds().iter().any(|w| w.pieces(Color::Black, role).contains(sq("h1")) && w.promoted().contains(sq("h1")));
+        let on_h1 = b
+            .worlds()
+            .worlds()
+            .iter()
+            .any(|w| w.pieces(Color::Black, role).contains(sq("h1")) && w.promoted().contains(sq("h1")));
         assert!(on_h1, "no world with a promoted {role:?} on h1");
     }
     assert!(s.holds_truth(Color::White));
@@ -402,13 +433,15 @@ fn the_own_try_flag_is_checked_and_an_unanswered_enemy_try_ends_worlds() {
     let mut with_rule = BruteForce::new(&s.t.infos[0], 10_000, true);
     let mut without = BruteForce::new(&s.t.infos[0], 10_000, false);
     s.play("b2c2");
-    let on_rank_1 = |b: &Belief| b.worlds().worlds().iter().filter(|w| w.king(Color::Black).is_some_and(|k| k.rank() == 0)).count();
+    let on_rank_1 =
+        |b: &Belief| b.worlds().worlds().iter().filter(|w| w.king(Color::Black).is_some_and(|k| k.rank() == 0)).count();
     assert!(on_rank_1(s.belief(Color::White)) > 0);
     s.play("f7f6");
     s.play("c2d2");
     let b = s.belief(Color::White);
-    assert_same_worlds(b, with_rule.update(&s.t.infos[0]).unwrap(), "Try rule");
-    assert!(without.update(&s.t.infos[0]).unwrap().len() > b.len(), "the rule removes worlds");
+    let (ruled, unruled) = (with_rule.update(&s.t.infos[0]).unwrap(), without.update(&s.t.infos[0]).unwrap());
+    assert_same_worlds(b, ruled, "Try rule");
+    assert!(king_on_rank_1(unruled) > king_on_rank_1(ruled) + 0.01, "the rule changes the belief");
     assert!(s.holds_truth(Color::White));
 }
 
@@ -446,7 +479,7 @@ fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games:
         hash: None,
         max_worlds: None,
         max_children: None,
-        capture_bias: None,
+        model: None,
         truncate: None,
         check: 4,
     };
@@ -455,7 +488,9 @@ fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games:
     let text = String::from_utf8(out).unwrap();
     let last = text.lines().last().unwrap();
     assert!(last.starts_with(&format!("belief-eval variant={variant} games={games} plies=")), "{last}");
-    for field in ["consistent=", "truth_in_support=", "square_acc=", "hand_acc=", "lost=", "update_ms_p50=", "update_ms_p99="] {
+    for field in
+        ["consistent=", "truth_in_support=", "square_acc=", "hand_acc=", "lost=", "update_ms_p50=", "update_ms_p99="]
+    {
         assert!(last.contains(field), "{last}");
     }
     assert!(text.contains("baseline square_acc="), "{text}");
@@ -466,28 +501,48 @@ fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games:
 #[test]
 fn a_small_belief_eval_run_beats_the_baseline_and_hands_out_consistent_worlds() {
     for variant in Variant::ALL {
-        let stats = small_eval(variant, SimplePlayer::Random, SimplePlayer::Greedy, 2);
+        let stats = small_eval(variant, SimplePlayer::Random, SimplePlayer::Random, 2);
         assert!(stats.plies > 0);
         if stats.lost == 0 {
             assert_eq!(stats.consistent(), 1.0, "{variant}");
         }
-        assert!(stats.square_acc() > stats.baseline_acc() + 0.05, "{variant}: {} vs {}", stats.square_acc(), stats.baseline_acc());
+        assert!(
+            stats.square_acc() > stats.baseline_acc() + 0.05,
+            "{variant}: {} vs {}",
+            stats.square_acc(),
+            stats.baseline_acc()
+        );
     }
 }
 
-/// The 1,000-game measurement of the issue, per variant and opponent pairing:
+/// The 1,000-game measurement of the issue, per variant, random against random and greedy
+/// against greedy, checked against the issue's targets (all runs print before any failure):
 /// `cargo test --release --test murk belief_eval_thousand_games -- --ignored --nocapture`
-/// (or one run: `murk belief-eval --variant dark-chess --games 1000 --white random --black random`).
+/// (one run alone: `murk belief-eval --variant dark-chess --games 1000 --white random --black random`).
 #[test]
 #[ignore]
 fn belief_eval_thousand_games() {
+    let mut missed = Vec::new();
     for variant in Variant::ALL {
-        for (white, black) in [(SimplePlayer::Random, SimplePlayer::Random), (SimplePlayer::Greedy, SimplePlayer::Greedy)] {
+        for (white, black) in
+            [(SimplePlayer::Random, SimplePlayer::Random), (SimplePlayer::Greedy, SimplePlayer::Greedy)]
+        {
             let stats = small_eval(variant, white, black, 1000);
             let support = if variant == Variant::DarkCrazyhouse { 0.95 } else { 0.99 };
-            assert_eq!(stats.consistent(), 1.0, "{variant}");
-            assert!(stats.truth_in_support() >= support, "{variant}: {}", stats.truth_in_support());
-            assert!(stats.update_quantile(0.99) <= 50.0, "{variant}");
+            let run = format!("{variant} {} vs {}", white.name(), black.name());
+            if stats.consistent() < 1.0 {
+                missed.push(format!("{run}: consistent {:.4}", stats.consistent()));
+            }
+            if stats.truth_in_support() < support {
+                missed.push(format!("{run}: truth_in_support {:.4}", stats.truth_in_support()));
+            }
+            if stats.update_quantile(0.99) > 50.0 {
+                missed.push(format!("{run}: update_ms_p99 {:.3}", stats.update_quantile(0.99)));
+            }
+            if stats.square_acc() <= stats.baseline_acc() {
+                missed.push(format!("{run}: square_acc {:.4} not above the baseline", stats.square_acc()));
+            }
         }
     }
+    assert!(missed.is_empty(), "targets missed:\n{}", missed.join("\n"));
 }

@@ -2,9 +2,9 @@
 
 mod belief;
 mod info;
+mod perft;
 mod protocol;
 mod protocol_fuzz;
-mod perft;
 mod rules;
 mod runner;
 mod search;

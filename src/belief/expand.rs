@@ -1,0 +1,147 @@
+//! The opponent's hidden ply over a whole set of worlds: every world's consistent children,
+//! merged, at most `cap` of them, computed in parallel chunks of parents when the set is large.
+//!
+//! Each parent may add new children in proportion to its share of the weight still to come in
+//! its chunk (and at least an even share of the room left), so that a full set keeps children
+//! of every parent; children that are already held only gain weight.
+
+use super::lineage::Lineage;
+use super::step::{ChildSink, OpponentStep};
+use super::worlds::{WorldBuilder, WorldSet, NO_NODE};
+use crate::core::Move;
+use crate::rules::Position;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Sets smaller than this are expanded on one thread.
+const PARALLEL_MIN: usize = 4096;
+
+/// The children of one chunk of parents. A new child's lineage id is, for now, its index in
+/// `origins`: the parent's lineage id and the move.
+#[derive(Default)]
+struct Chunk {
+    builder: WorldBuilder,
+    origins: Vec<(u32, Move)>,
+    cut: bool,
+    likelihood: Likelihood,
+}
+
+/// The chance of the observation under a uniform and under a greedy mover, summed over the
+/// parents with their weights.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Likelihood {
+    /// Under a uniform mover.
+    pub uniform: f64,
+    /// Under a greedy mover.
+    pub greedy: f64,
+}
+
+/// The sink for the parent at hand (of weight `weight`, lineage `node`): at most `quota` new
+/// children.
+struct ChunkSink<'a> {
+    chunk: &'a mut Chunk,
+    quota: usize,
+    weight: f64,
+    node: u32,
+}
+
+impl ChildSink for ChunkSink<'_> {
+    fn merge(&mut self, key: u64, p: f64) -> bool {
+        self.chunk.builder.merge(key, self.weight * p)
+    }
+    fn quota(&self, n: usize) -> usize {
+        n.min(self.quota)
+    }
+    fn take(&mut self, key: u64, child: Position, mv: Move, p: f64) {
+        let (origins, node) = (&mut self.chunk.origins, self.node);
+        self.chunk.builder.add(key, child, self.weight * p, || {
+            origins.push((node, mv));
+            origins.len() as u32 - 1
+        });
+    }
+}
+
+/// Expands the parents in `range`, adding at most about `cap` new children.
+fn expand_chunk(step: &OpponentStep, parents: &WorldSet, range: Range<usize>, cap: usize, seed: u64) -> Chunk {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut chunk = Chunk::default();
+    let mut remaining: f64 = parents.weights()[range.clone()].iter().sum();
+    let end = range.end;
+    for i in range {
+        let weight = parents.weights()[i];
+        let room = cap.saturating_sub(chunk.builder.len());
+        // A share of the room in proportion to weight, but never less than an even share.
+        let even = room / (end - i);
+        let weighted = (room as f64 * weight / remaining.max(f64::MIN_POSITIVE)).ceil() as usize;
+        let quota = weighted.max(even).max(1);
+        remaining -= weight;
+        let mut sink = ChunkSink { chunk: &mut chunk, quota, weight, node: parents.nodes()[i] };
+        let looked = step.children(&parents.worlds()[i], parents.keys()[i], &mut sink, &mut rng);
+        chunk.cut |= looked.left_out;
+        chunk.likelihood.uniform += weight * looked.uniform;
+        chunk.likelihood.greedy += weight * looked.greedy;
+    }
+    chunk
+}
+
+/// What [`expand`] made: the children, whether some were left out, and how likely the
+/// observation was under a uniform and a greedy mover.
+pub struct Expanded {
+    /// The children.
+    pub set: WorldSet,
+    /// True if some consistent children were left out.
+    pub cut: bool,
+    /// The observation's chance under each mover.
+    pub likelihood: Likelihood,
+}
+
+/// The consistent children of every world of `parents` (weighted by parent weight times move
+/// chance), at most about `cap` distinct ones. Lineage ids are extended in `lineage` if one is
+/// kept.
+pub fn expand(
+    step: &OpponentStep,
+    parents: &WorldSet,
+    cap: usize,
+    lineage: Option<&mut Lineage>,
+    rng: &mut impl Rng,
+) -> Expanded {
+    let threads = if parents.len() >= PARALLEL_MIN { rayon::current_num_threads().clamp(1, 8) } else { 1 };
+    let per = parents.len().div_ceil(threads).max(1);
+    let seeds: Vec<u64> = (0..threads).map(|_| rng.gen()).collect();
+    let chunk_cap = cap.div_ceil(threads);
+    let mut chunks: Vec<Chunk> = seeds
+        .into_par_iter()
+        .enumerate()
+        .map(|(t, seed)| {
+            expand_chunk(
+                step,
+                parents,
+                (t * per).min(parents.len())..((t + 1) * per).min(parents.len()),
+                chunk_cap,
+                seed,
+            )
+        })
+        .collect();
+    let mut first = chunks.remove(0);
+    let (mut cut, mut likelihood) = (first.cut, first.likelihood);
+    for chunk in chunks {
+        cut |= chunk.cut;
+        likelihood.uniform += chunk.likelihood.uniform;
+        likelihood.greedy += chunk.likelihood.greedy;
+        let offset = first.origins.len() as u32;
+        first.origins.extend(chunk.origins);
+        first.builder.absorb(chunk.builder.finish(), offset);
+    }
+    let mut set = first.builder.finish();
+    let origins = first.origins;
+    match lineage {
+        Some(l) => set.map_nodes(|i| {
+            let (node, mv) = origins[i as usize];
+            l.step(node, mv)
+        }),
+        None => set.map_nodes(|_| NO_NODE),
+    }
+    Expanded { set, cut, likelihood }
+}
