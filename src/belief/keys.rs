@@ -3,70 +3,8 @@
 
 use crate::core::attacks;
 use crate::core::{Color, Move, MoveKind, Role, Square};
+use crate::rules::zobrist::{HAND_SLOTS, KEYS as T};
 use crate::rules::{Castling, Position};
-
-/// Hand counts that get distinct keys (more pieces of one role than this share the last key).
-const HAND_SLOTS: usize = 40;
-
-struct Tables {
-    piece: [[[u64; 64]; Role::COUNT]; 2],
-    promoted: [u64; 64],
-    hand: [[[u64; HAND_SLOTS]; Role::COUNT]; 2],
-    castling: [u64; 16],
-    ep: [u64; 64],
-    black: u64,
-}
-
-const fn splitmix(state: u64) -> (u64, u64) {
-    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    (s, z ^ (z >> 31))
-}
-
-static T: Tables = {
-    let mut st = 0x4245_4C49_4546_u64;
-    let mut t = Tables {
-        piece: [[[0; 64]; Role::COUNT]; 2],
-        promoted: [0; 64],
-        hand: [[[0; HAND_SLOTS]; Role::COUNT]; 2],
-        castling: [0; 16],
-        ep: [0; 64],
-        black: 0,
-    };
-    let mut c = 0;
-    while c < 2 {
-        let mut r = 0;
-        while r < Role::COUNT {
-            let mut i = 0;
-            while i < 64 {
-                (st, t.piece[c][r][i]) = splitmix(st);
-                i += 1;
-            }
-            i = 1; // an empty hand keys to zero
-            while i < HAND_SLOTS {
-                (st, t.hand[c][r][i]) = splitmix(st);
-                i += 1;
-            }
-            r += 1;
-        }
-        c += 1;
-    }
-    let mut i = 0;
-    while i < 64 {
-        (st, t.promoted[i]) = splitmix(st);
-        (st, t.ep[i]) = splitmix(st);
-        i += 1;
-    }
-    i = 1; // no rights key to zero
-    while i < 16 {
-        (st, t.castling[i]) = splitmix(st);
-        i += 1;
-    }
-    (_, t.black) = splitmix(st);
-    t
-};
 
 fn piece(color: Color, role: Role, sq: Square) -> u64 {
     T.piece[color.index()][role.index()][sq.index()]
@@ -77,28 +15,10 @@ fn hand(color: Color, role: Role, count: u8) -> u64 {
 }
 
 /// The key of everything that makes two worlds the same: placement, promoted marks, hands, side
-/// to move, castling rights and the en-passant square (the move counters are left out).
+/// to move, castling rights and the en-passant square (the move counters are left out). It is the
+/// rules' repetition key, so [`key_delta`] shares its tables.
 pub fn world_key(pos: &Position) -> u64 {
-    let mut k = 0;
-    for color in Color::ALL {
-        for role in Role::ALL {
-            for sq in pos.pieces(color, role) {
-                k ^= piece(color, role, sq);
-            }
-            k ^= hand(color, role, pos.hand(color).count(role));
-        }
-    }
-    for sq in pos.promoted() {
-        k ^= T.promoted[sq.index()];
-    }
-    k ^= T.castling[pos.castling().0 as usize & 15];
-    if let Some(ep) = pos.ep_square() {
-        k ^= T.ep[ep.index()];
-    }
-    if pos.turn() == Color::Black {
-        k ^= T.black;
-    }
-    k
+    pos.repetition_key()
 }
 
 /// Castling rights lost when a move starts or ends on `sq`.

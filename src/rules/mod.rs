@@ -8,7 +8,7 @@ mod legal;
 mod movegen;
 mod perft;
 mod position;
-mod zobrist;
+pub mod zobrist;
 
 pub use fen::FenError;
 pub use game::{EndReason, Game, Outcome, PlayError, Played, PlyReport};

@@ -11,7 +11,7 @@ const fn splitmix(state: u64) -> (u64, u64) {
 }
 
 /// Most pieces of one role a hand can hold that get distinct keys.
-pub const HAND_SLOTS: usize = 32;
+pub const HAND_SLOTS: usize = 40;
 
 /// All keys of one table.
 pub struct Keys {
