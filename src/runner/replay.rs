@@ -2,10 +2,10 @@
 //! engine was shown) or of the true position.
 
 use super::record::GameRecord;
-use crate::core::{Color, Move, Square, Variant};
+use crate::core::{Color, Move, Variant};
 use crate::rules::fen::piece_char;
 use crate::rules::{Game, Played, PlyReport, Position};
-use crate::view::Observation;
+use crate::view::{grid_diagram, Observation};
 use anyhow::{anyhow, bail, Context, Result};
 use std::fmt::Write;
 
@@ -33,30 +33,10 @@ impl std::str::FromStr for ReplaySide {
 /// An ASCII diagram of the true position, in the style of [`View::diagram`], with both hands.
 pub fn truth_diagram(pos: &Position) -> String {
     let variant = pos.variant();
-    let width = variant.width() as usize;
-    let rule = format!("  +{}+\n", "-".repeat(width * 2 + 1));
-    let mut s = rule.clone();
-    for rank in (0..8u8).rev() {
-        let _ = write!(s, "{} |", rank + 1);
-        for file in 0..width as u8 {
-            let sq = Square::from_coords(file, rank);
-            match pos.piece_at(sq) {
-                Some(p) => {
-                    s.push(if pos.promoted().contains(sq) { '~' } else { ' ' });
-                    s.push(piece_char(variant, p));
-                }
-                None => s.push_str(" ."),
-            }
-        }
-        s.push_str(" |\n");
-    }
-    s.push_str(&rule);
-    s.push_str("   ");
-    for file in 0..width as u8 {
-        s.push(' ');
-        s.push((b'a' + file) as char);
-    }
-    s.push('\n');
+    let mut s = grid_diagram(variant, |sq| match pos.piece_at(sq) {
+        Some(p) => (piece_char(variant, p), if pos.promoted().contains(sq) { '~' } else { ' ' }),
+        None => ('.', ' '),
+    });
     if variant.has_hands() {
         for color in Color::ALL {
             let hand: String = crate::core::Role::ALL

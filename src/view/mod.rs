@@ -14,7 +14,7 @@ mod own_moves;
 mod text;
 
 pub use observation::{Observation, ObservationParseError};
-pub use text::ViewParseError;
+pub use text::{grid_diagram, ViewParseError};
 
 use crate::core::attacks;
 use crate::core::{Bitboard, Color, Piece, Role, Square, Variant};

@@ -125,31 +125,13 @@ impl View {
     /// A multi-line ASCII diagram, rank 8 on top: letters for pieces (`~` after promoted ones),
     /// `.` for seen empty squares, `?` for fog and `X`/`x` for silhouettes.
     pub fn diagram(&self) -> String {
-        let width = self.variant.width() as usize;
-        let rule = format!("  +{}+\n", "-".repeat(width * 2 + 1));
-        let mut s = rule.clone();
-        for rank in (0..8u8).rev() {
-            s.push_str(&format!("{} |", rank + 1));
-            for file in 0..width as u8 {
-                let (c, mark) = match self.square(Square::from_coords(file, rank)) {
-                    SquareView::Fog => ('?', ' '),
-                    SquareView::Silhouette(Color::White) => ('X', ' '),
-                    SquareView::Silhouette(Color::Black) => ('x', ' '),
-                    SquareView::Empty => ('.', ' '),
-                    SquareView::Piece(p, promoted) => (piece_char(self.variant, p), if promoted { '~' } else { ' ' }),
-                };
-                s.push(mark);
-                s.push(c);
-            }
-            s.push_str(" |\n");
-        }
-        s.push_str(&rule);
-        s.push_str("   ");
-        for file in 0..width as u8 {
-            s.push(' ');
-            s.push((b'a' + file) as char);
-        }
-        s.push('\n');
+        let mut s = grid_diagram(self.variant, |sq| match self.square(sq) {
+            SquareView::Fog => ('?', ' '),
+            SquareView::Silhouette(Color::White) => ('X', ' '),
+            SquareView::Silhouette(Color::Black) => ('x', ' '),
+            SquareView::Empty => ('.', ' '),
+            SquareView::Piece(p, promoted) => (piece_char(self.variant, p), if promoted { '~' } else { ' ' }),
+        });
         if let Some(ep) = self.ep {
             s.push_str(&format!("  en passant: {ep}\n"));
         }
@@ -160,6 +142,31 @@ impl View {
         }
         s
     }
+}
+
+/// A framed board, rank 8 on top, with file letters below; `cell` gives each square's character
+/// and the mark written before it (`~` for promoted pieces). Shared by views and true positions.
+pub fn grid_diagram(variant: Variant, cell: impl Fn(Square) -> (char, char)) -> String {
+    let width = variant.width() as usize;
+    let rule = format!("  +{}+\n", "-".repeat(width * 2 + 1));
+    let mut s = rule.clone();
+    for rank in (0..8u8).rev() {
+        s.push_str(&format!("{} |", rank + 1));
+        for file in 0..width as u8 {
+            let (c, mark) = cell(Square::from_coords(file, rank));
+            s.push(mark);
+            s.push(c);
+        }
+        s.push_str(" |\n");
+    }
+    s.push_str(&rule);
+    s.push_str("   ");
+    for file in 0..width as u8 {
+        s.push(' ');
+        s.push((b'a' + file) as char);
+    }
+    s.push('\n');
+    s
 }
 
 fn parse_own_hand(variant: Variant, side: Color, text: &str) -> Result<Hand, ViewParseError> {
