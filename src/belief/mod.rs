@@ -263,6 +263,13 @@ impl Belief {
         &self.cfg
     }
 
+    /// Sets how many moves a regeneration (and a rejuvenation) may look at from now on, so that
+    /// a caller with little time per move bounds the work of the next updates.
+    pub fn set_work_budgets(&mut self, regen: usize, rejuvenate: usize) {
+        self.cfg.regen_budget = regen;
+        self.cfg.rejuvenate_budget = rejuvenate;
+    }
+
     /// Number of distinct worlds held.
     pub fn len(&self) -> usize {
         self.set.len()

@@ -6,7 +6,7 @@ use super::root;
 use super::tree::Tree;
 use crate::belief::{world_key, Belief, BeliefConfig};
 use crate::core::{Move, Role};
-use crate::engine::limits::{Limits, SearchClock};
+use crate::engine::limits::{Budget, Limits, SearchClock};
 use crate::engine::searcher::{SearchConfig, SearchInfo, Searcher};
 use crate::engine::InfoState;
 use crate::rules::Position;
@@ -61,10 +61,24 @@ impl MurkSearcher {
         BeliefConfig { hash_mib: (self.config.hash_mib / 2).max(1), seed: self.config.seed, ..BeliefConfig::default() }
     }
 
-    /// Brings the belief up to date; returns its size and anything the user should be told.
-    fn update_belief(&mut self, info: &InfoState) -> (usize, Option<String>) {
+    /// Brings the belief up to date, letting a regeneration look at a number of moves in
+    /// proportion to the move's time (a fixed-node search keeps the defaults, so it stays
+    /// deterministic); returns the belief's size and anything the user should be told.
+    fn update_belief(&mut self, info: &InfoState, budget: &Budget) -> (usize, Option<String>) {
         let cfg = self.belief_config();
         let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg));
+        let defaults = BeliefConfig::default();
+        let (regen, rejuvenate) = match budget.soft.or(budget.hard) {
+            Some(time) => {
+                let ms = time.as_millis() as usize;
+                (
+                    (ms * REGEN_MOVES_PER_MS).clamp(20_000, defaults.regen_budget),
+                    (ms * 200).clamp(5_000, defaults.rejuvenate_budget),
+                )
+            }
+            None => (defaults.regen_budget, defaults.rejuvenate_budget),
+        };
+        belief.set_work_budgets(regen, rejuvenate);
         let note = belief.update(info).info_string();
         (belief.len(), note)
     }
@@ -86,6 +100,10 @@ impl MurkSearcher {
         merged
     }
 }
+
+/// Moves a belief regeneration may look at per millisecond of the move's time: about a fifth of
+/// the time, on this project's machines, even when the whole budget is spent.
+const REGEN_MOVES_PER_MS: usize = 1_000;
 
 /// Least visits a subtree needs to be kept for the next search.
 const MIN_REUSE_VISITS: u32 = 8;
@@ -158,7 +176,7 @@ impl Searcher for MurkSearcher {
         }
         let seed = self.config.seed ^ (info.events().len() as u64).wrapping_mul(0xA24B_AED4_963E_E407);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let (belief_size, note) = self.update_belief(info);
+        let (belief_size, note) = self.update_belief(info, &clock.budget());
         let worlds = self.draw_worlds(self.params.worlds, &mut rng);
         let danger = root::dangers(&legal, &self.draw_worlds(self.params.danger_worlds, &mut rng), info.side());
         if let Some(text) = note {
