@@ -4,11 +4,16 @@
 
 use super::searcher::{MurkSearcher, SearchParams};
 use super::Mode;
-use crate::core::Variant;
+use crate::core::{Move, Variant};
 use crate::engine::limits::Limits;
 use crate::engine::searcher::{SearchConfig, Searcher};
 use crate::engine::InfoState;
 use crate::rules::Position;
+use crate::rules::{Game, Played};
+use crate::view::Observation;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -45,6 +50,32 @@ pub const POSITIONS: &[(Variant, &str)] = &[
     (Variant::DarkCrossroads, "1k1h2/3o1v/1nb2o/V1p2P/1O1P2/4P1/2O1c1/1CH1KB w - - 0 26"),
 ];
 
+/// Plies played (by seeded random board moves) from each bench position before the search, so
+/// that the engine's belief holds many worlds, as in a real game.
+const PLIES_INTO_FOG: usize = 4;
+
+/// The information state of the side to move in `start` after [`PLIES_INTO_FOG`] plies of seeded
+/// random board moves played through the referee.
+fn into_the_fog(start: Position, seed: u64) -> anyhow::Result<InfoState> {
+    let side = start.turn();
+    let mut info = InfoState::new(start.clone(), side);
+    let mut game = Game::new(start);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    for _ in 0..PLIES_INTO_FOG {
+        let moves: Vec<Move> = game.position().moves().iter().copied().filter(|m| !m.is_drop()).collect();
+        let Some(&mv) = moves.choose(&mut rng) else { break };
+        if game.position().turn() == side {
+            info.send_move(mv)?;
+        }
+        let Played::Moved(report) = game.play(mv)? else { anyhow::bail!("a board move bounced") };
+        if report.outcome.is_some() {
+            anyhow::bail!("a bench line ended the game");
+        }
+        info.observe(Observation::after_ply(game.position(), &report, side))?;
+    }
+    Ok(info)
+}
+
 /// Runs the bench, printing one line per position, then `Nodes searched: N` and
 /// `Nodes/second: X` as the last two lines.
 pub fn run(args: &BenchArgs, out: &mut impl Write) -> anyhow::Result<()> {
@@ -53,7 +84,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> anyhow::Result<()> {
     for (i, &(variant, fen)) in POSITIONS.iter().enumerate() {
         let pos = Position::from_fen(variant, fen)?;
         let side = pos.turn();
-        let info = InfoState::new(pos, side);
+        let info = into_the_fog(pos, 1000 + i as u64)?;
         let config = SearchConfig { variant, side, seed: 1, threads: args.threads, hash_mib: 256, mode: args.mode };
         let mut searcher = MurkSearcher::new(&config, SearchParams::default());
         let limits = Limits { nodes: Some(args.nodes), ..Limits::default() };

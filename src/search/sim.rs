@@ -1,6 +1,8 @@
 //! Playing out a determinized world inside the search, with the terminal rules of RULES.md:
 //! king capture, the Try (armed, answered, won at once against a side without moves), no legal
-//! move, and the no-progress limit. Repetition is not tracked inside the tree.
+//! move, the no-progress limit, and repetition. The engine never knows the true game's history,
+//! so a position repeated along the simulated line counts as the draw it leads to (the usual
+//! in-tree reading of threefold repetition).
 
 use crate::core::{Color, Move, Role};
 use crate::rules::Position;
@@ -11,6 +13,9 @@ pub struct Sim {
     /// The position.
     pub pos: Position,
     pending_try: Option<Color>,
+    /// Repetition keys of the positions along the line, the start first (0 where no repetition
+    /// can reach back).
+    keys: Vec<u64>,
 }
 
 /// The end of a simulated game: the winner, or `None` for a draw.
@@ -23,7 +28,8 @@ impl Sim {
         let mover = pos.turn().opponent();
         let armed = pos.variant().has_try()
             && pos.pieces(mover, Role::King).first().is_some_and(|k| mover.relative_rank(k.rank()) == 7);
-        Sim { pos, pending_try: armed.then_some(mover) }
+        let root = pos.repetition_key();
+        Sim { pos, pending_try: armed.then_some(mover), keys: vec![root] }
     }
 
     /// Plays a pseudo-legal move; returns the result if the game ended with it.
@@ -45,7 +51,25 @@ impl Sim {
             self.pending_try = Some(mover);
             return None;
         }
-        (self.pos.halfmoves() >= 100).then_some(None)
+        if self.pos.halfmoves() >= 100 || self.repeats() {
+            return Some(None);
+        }
+        None
+    }
+
+    /// Records the new position's key and tells whether it already occurred on the line with the
+    /// same side to move since the last irreversible move.
+    fn repeats(&mut self) -> bool {
+        let reversible = self.pos.halfmoves() as usize;
+        if reversible < 4 {
+            self.keys.push(0);
+            return false;
+        }
+        let key = self.pos.repetition_key();
+        let back = reversible.min(self.keys.len());
+        let seen = self.keys[self.keys.len() - back..].iter().rev().skip(1).step_by(2).any(|&k| k == key);
+        self.keys.push(key);
+        seen
     }
 
     /// The result when the side to move has no legal move: the Try's racer or the mover wins,

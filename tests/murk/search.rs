@@ -137,3 +137,22 @@ fn the_next_search_starts_from_the_subtrees_of_the_last() {
     let reused: usize = last_string.split("reused ").nth(1).and_then(|s| s.split(' ').next()?.parse().ok()).unwrap();
     assert!(reused > 0, "no tree reused: {last_string}");
 }
+
+#[test]
+fn a_position_repeated_inside_the_search_is_a_draw() {
+    use murk::search::sim::Sim;
+    let variant = Variant::DarkChess;
+    let mut sim = Sim::new(Position::start(variant));
+    let mut results = Vec::new();
+    for text in ["g1f3", "g8f6", "f3g1", "f6g8"] {
+        let m = sim.pos.find_move(Move::parse(text, variant).unwrap()).unwrap();
+        results.push(sim.play(m));
+    }
+    assert_eq!(results, [None, None, None, Some(None)], "back at the start: a draw");
+    // A capture in between makes the same squares a different position.
+    let mut sim = Sim::new(Position::from_fen(variant, "4k3/8/8/8/8/8/8/R3K2R w - - 10 30").unwrap());
+    for text in ["a1a2", "e8d8", "a2a1"] {
+        let m = sim.pos.find_move(Move::parse(text, variant).unwrap()).unwrap();
+        assert_eq!(sim.play(m), None, "{text}");
+    }
+}
