@@ -6,6 +6,7 @@ use super::tree::{move_key, Tree};
 use crate::core::{Color, Move};
 use crate::eval::blind_drop_squares;
 use crate::rules::Position;
+use rayon::prelude::*;
 
 /// What the search learned about one candidate move.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -42,34 +43,42 @@ pub struct Danger {
     pub blind_drop: f32,
 }
 
-/// The danger of each move of `legal` over `worlds`. Worlds where a move is not legal (a drop
+/// The danger of each move of `legal` over `worlds`, computed on the current rayon pool. Worlds where a move is not legal (a drop
 /// that would bounce there) do not count for it.
 pub fn dangers(legal: &[Move], worlds: &[(Position, f64)], side: Color) -> Vec<Danger> {
-    let mut sums = vec![(0.0f64, 0.0f64, 0.0f64); legal.len()];
-    for (world, weight) in worlds {
-        let mut keys: Vec<u32> = world.moves().iter().map(|&m| move_key(m)).collect();
-        keys.sort_unstable();
-        for (i, &m) in legal.iter().enumerate() {
-            if keys.binary_search(&move_key(m)).is_err() {
-                continue;
-            }
-            let mut after = world.clone();
-            after.play_unchecked(m);
-            let (lost, blind, total) = &mut sums[i];
-            *total += weight;
-            if let Some(king) = after.king(side) {
-                if after.is_attacked(king, side.opponent()) {
-                    *lost += weight;
-                } else if blind_drop_squares(&after, side).any() {
-                    *blind += weight;
+    let world_moves: Vec<Vec<u32>> = worlds
+        .par_iter()
+        .map(|(world, _)| {
+            let mut keys: Vec<u32> = world.moves().iter().map(|&m| move_key(m)).collect();
+            keys.sort_unstable();
+            keys
+        })
+        .collect();
+    // One move per task, its worlds in a fixed order: the sums do not depend on the threads.
+    legal
+        .par_iter()
+        .map(|&m| {
+            let key = move_key(m);
+            let (mut lost, mut blind, mut total) = (0.0f64, 0.0f64, 0.0f64);
+            for ((world, weight), keys) in worlds.iter().zip(&world_moves) {
+                if keys.binary_search(&key).is_err() {
+                    continue;
+                }
+                let mut after = world.clone();
+                after.play_unchecked(m);
+                total += weight;
+                if let Some(king) = after.king(side) {
+                    if after.is_attacked(king, side.opponent()) {
+                        lost += weight;
+                    } else if blind_drop_squares(&after, side).any() {
+                        blind += weight;
+                    }
                 }
             }
-        }
-    }
-    sums.into_iter()
-        .map(|(lost, blind, total)| match total > 0.0 {
-            true => Danger { king_loss: (lost / total) as f32, blind_drop: (blind / total) as f32 },
-            false => Danger::default(),
+            match total > 0.0 {
+                true => Danger { king_loss: (lost / total) as f32, blind_drop: (blind / total) as f32 },
+                false => Danger::default(),
+            }
         })
         .collect()
 }

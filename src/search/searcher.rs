@@ -178,7 +178,8 @@ impl Searcher for MurkSearcher {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let (belief_size, note) = self.update_belief(info, &clock.budget());
         let worlds = self.draw_worlds(self.params.worlds, &mut rng);
-        let danger = root::dangers(&legal, &self.draw_worlds(self.params.danger_worlds, &mut rng), info.side());
+        let danger_worlds = self.draw_worlds(self.params.danger_worlds, &mut rng);
+        let danger = self.pool.install(|| root::dangers(&legal, &danger_worlds, info.side()));
         if let Some(text) = note {
             report(SearchInfo { string: Some(text), ..SearchInfo::default() });
         }
