@@ -50,10 +50,9 @@ pub fn key_delta(pos: &Position, m: Move) -> u64 {
             k ^= piece(us, role, m.to) ^ hand(us, role, n) ^ hand(us, role, n.saturating_sub(1));
         }
         MoveKind::Castle => {
-            let king_side = m.to.file() > m.from.file();
-            let rook_to = Square::from_coords(if king_side { 5 } else { 3 }, m.from.rank());
+            let (rook_from, rook_to) = Castling::rook_move(us, m);
             k ^= piece(us, Role::King, m.from) ^ piece(us, Role::King, m.to);
-            k ^= piece(us, Role::Rook, Castling::rook_square(us, king_side)) ^ piece(us, Role::Rook, rook_to);
+            k ^= piece(us, Role::Rook, rook_from) ^ piece(us, Role::Rook, rook_to);
             rights &= !(Castling::bit(us, true) | Castling::bit(us, false));
         }
         _ => {

@@ -22,9 +22,8 @@ pub fn touched(pos: &Position, m: Move) -> Bitboard {
     match m.kind {
         MoveKind::EnPassant => ends.with(Square::from_coords(m.to.file(), m.from.rank())),
         MoveKind::Castle => {
-            let king_side = m.to.file() > m.from.file();
-            let rook_to = Square::from_coords(if king_side { 5 } else { 3 }, m.from.rank());
-            ends.with(Castling::rook_square(pos.turn(), king_side)).with(rook_to)
+            let (rook_from, rook_to) = Castling::rook_move(pos.turn(), m);
+            ends.with(rook_from).with(rook_to)
         }
         _ => ends,
     }

@@ -48,6 +48,17 @@ impl Move {
         Move { from: to, to, kind: MoveKind::Drop(role) }
     }
 
+    /// True if this move has the squares of `wanted` (a parsed move shape) and agrees with it
+    /// on promotion and drop roles; any other kind (castling, en passant) matches a plain shape.
+    pub fn matches_shape(self, wanted: Move) -> bool {
+        let kinds_agree = match (self.kind, wanted.kind) {
+            (MoveKind::Promotion(a), MoveKind::Promotion(b)) | (MoveKind::Drop(a), MoveKind::Drop(b)) => a == b,
+            (MoveKind::Promotion(_) | MoveKind::Drop(_), _) | (_, MoveKind::Promotion(_) | MoveKind::Drop(_)) => false,
+            _ => true,
+        };
+        self.from == wanted.from && self.to == wanted.to && kinds_agree
+    }
+
     /// True for drops.
     pub const fn is_drop(self) -> bool {
         matches!(self.kind, MoveKind::Drop(_))

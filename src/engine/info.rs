@@ -169,7 +169,7 @@ impl InfoState {
             .legal_moves()
             .iter()
             .copied()
-            .find(|m| m.from == wanted.from && m.to == wanted.to && same_kind(m.kind, wanted.kind))
+            .find(|m| m.matches_shape(wanted))
             .ok_or_else(|| InfoError::IllegalOwnMove(wanted.to_uci(variant)))?;
         self.pending = Some(mv);
         Ok(mv)
@@ -237,15 +237,6 @@ impl InfoState {
     }
 }
 
-fn same_kind(have: MoveKind, wanted: MoveKind) -> bool {
-    match (have, wanted) {
-        (MoveKind::Promotion(a), MoveKind::Promotion(b)) => a == b,
-        (MoveKind::Drop(a), MoveKind::Drop(b)) => a == b,
-        (MoveKind::Promotion(_) | MoveKind::Drop(_), _) | (_, MoveKind::Promotion(_) | MoveKind::Drop(_)) => false,
-        _ => true,
-    }
-}
-
 /// The player's own pieces, promoted marks and hand as a view shows them.
 #[derive(PartialEq, Eq, Debug)]
 struct OwnArmy {
@@ -294,11 +285,11 @@ fn check_own_move(before: &View, mv: Move, obs: &Observation) -> Result<(), Stri
             army.place(mv.to, role, false);
         }
         MoveKind::Castle => {
-            let king_side = mv.to.file() > mv.from.file();
+            let (rook_from, rook_to) = Castling::rook_move(before.side(), mv);
             army.lift(mv.from);
-            army.lift(Castling::rook_square(before.side(), king_side));
+            army.lift(rook_from);
             army.place(mv.to, Role::King, false);
-            army.place(Square::from_coords(if king_side { 5 } else { 3 }, mv.from.rank()), Role::Rook, false);
+            army.place(rook_to, Role::Rook, false);
         }
         _ => {
             let (role, promoted) = army.lift(mv.from).ok_or("our move starts on an empty square")?;

@@ -228,17 +228,7 @@ impl Position {
     /// Drops are matched on role and square only if the square is empty.
     pub fn find_move(&self, wanted: Move) -> Option<Move> {
         let wanted = self.castle_alias(wanted);
-        self.moves().iter().copied().find(|m| {
-            m.from == wanted.from
-                && m.to == wanted.to
-                && match (m.kind, wanted.kind) {
-                    (MoveKind::Promotion(a), MoveKind::Promotion(b)) => a == b,
-                    (MoveKind::Promotion(_), _) | (_, MoveKind::Promotion(_)) => false,
-                    (MoveKind::Drop(a), MoveKind::Drop(b)) => a == b,
-                    (MoveKind::Drop(_), _) | (_, MoveKind::Drop(_)) => false,
-                    _ => true,
-                }
-        })
+        self.moves().iter().copied().find(|m| m.matches_shape(wanted))
     }
 
     /// Rewrites `e1h1`/`e1a1` (king onto its own castling rook) as `e1g1`/`e1c1`.

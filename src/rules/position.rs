@@ -29,6 +29,13 @@ impl Castling {
         Square::from_coords(if king_side { 7 } else { 0 }, if matches!(color, Color::White) { 0 } else { 7 })
     }
 
+    /// Where the rook of `color` goes from and to when the king castles with `castle`.
+    pub fn rook_move(color: Color, castle: Move) -> (Square, Square) {
+        let king_side = castle.to.file() > castle.from.file();
+        let to = Square::from_coords(if king_side { 5 } else { 3 }, castle.from.rank());
+        (Castling::rook_square(color, king_side), to)
+    }
+
     /// The king's home square.
     pub const fn king_square(color: Color) -> Square {
         Square::from_coords(4, if matches!(color, Color::White) { 0 } else { 7 })
@@ -224,9 +231,7 @@ impl Position {
                 self.halfmoves = 0;
             }
             MoveKind::Castle => {
-                let king_side = m.to.file() > m.from.file();
-                let rook_from = Castling::rook_square(us, king_side);
-                let rook_to = Square::from_coords(if king_side { 5 } else { 3 }, m.from.rank());
+                let (rook_from, rook_to) = Castling::rook_move(us, m);
                 self.remove(m.from, Piece::new(us, Role::King));
                 self.remove(rook_from, Piece::new(us, Role::Rook));
                 self.put(m.to, Piece::new(us, Role::King));

@@ -203,7 +203,7 @@ impl Tree {
                 break evaluate(&sim.pos);
             }
             let legal = if self.multi_world { sorted_keys(&moves) } else { Vec::new() };
-            if self.multi_world && !self.add_missing(node, &sim.pos, &moves, &legal) && path.len() == 1 {
+            if self.multi_world && !self.add_missing(node, &sim.pos, &moves) && path.len() == 1 {
                 return false;
             }
             let child = self.select(node, &legal);
@@ -266,10 +266,9 @@ impl Tree {
 
     /// ISMCTS: adds children for moves legal in this world that the node has not seen yet.
     /// Returns false if the tree is full (the node keeps the children it has).
-    fn add_missing(&mut self, node: u32, pos: &Position, moves: &[Move], legal: &[u32]) -> bool {
+    fn add_missing(&mut self, node: u32, pos: &Position, moves: &[Move]) -> bool {
         let mut known: Vec<u32> = self.children(node).map(|c| move_key(self.nodes[c as usize].mv)).collect();
         known.sort_unstable();
-        debug_assert_eq!(legal.len(), moves.len());
         let missing: Vec<usize> =
             (0..moves.len()).filter(|&i| known.binary_search(&move_key(moves[i])).is_err()).collect();
         if missing.is_empty() {
