@@ -283,11 +283,12 @@ pub fn run(args: &BeliefEvalArgs, out: &mut impl Write) -> Result<EvalStats> {
     let n = stats.support.0.max(1) as f64;
     writeln!(
         out,
-        "belief-eval detail exact={:.4} mean_worlds={:.1} regenerated={} checked_worlds={}",
+        "belief-eval detail exact={:.4} mean_worlds={:.1} regenerated={} checked_worlds={} update_ms_max={:.1}",
         stats.exact as f64 / n,
         stats.worlds as f64 / n,
         stats.regenerated,
-        stats.checked.0
+        stats.checked.0,
+        stats.update_quantile(1.0)
     )?;
     writeln!(
         out,

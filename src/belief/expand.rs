@@ -48,15 +48,12 @@ struct ChunkSink<'a> {
 }
 
 impl ChildSink for ChunkSink<'_> {
-    fn merge(&mut self, key: u64, p: f64) -> bool {
-        self.chunk.builder.merge(key, self.weight * p)
-    }
     fn quota(&self, n: usize) -> usize {
         n.min(self.quota)
     }
-    fn take(&mut self, key: u64, child: Position, mv: Move, p: f64) {
+    fn take(&mut self, key: u64, child: impl FnOnce() -> Position, mv: Move, p: f64) {
         let (origins, node) = (&mut self.chunk.origins, self.node);
-        self.chunk.builder.add(key, child, self.weight * p, || {
+        self.chunk.builder.add_with(key, child, self.weight * p, || {
             origins.push((node, mv));
             origins.len() as u32 - 1
         });
@@ -68,14 +65,16 @@ fn expand_chunk(step: &OpponentStep, parents: &WorldSet, range: Range<usize>, ca
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut chunk = Chunk::default();
     let mut remaining: f64 = parents.weights()[range.clone()].iter().sum();
-    let end = range.end;
+    let (start, end) = (range.start, range.end);
     for i in range {
         let weight = parents.weights()[i];
         let room = cap.saturating_sub(chunk.builder.len());
-        // A share of the room in proportion to weight, but never less than an even share.
+        // No quota while the children so far, projected over the parents left, fit the room;
+        // else a share of the room in proportion to weight, but never less than an even share.
+        let projected = chunk.builder.len() as f64 / (i - start).max(1) as f64 * (end - i) as f64;
         let even = room / (end - i);
         let weighted = (room as f64 * weight / remaining.max(f64::MIN_POSITIVE)).ceil() as usize;
-        let quota = weighted.max(even).max(1);
+        let quota = if projected <= room as f64 { usize::MAX } else { weighted.max(even).max(1) };
         remaining -= weight;
         let mut sink = ChunkSink { chunk: &mut chunk, quota, weight, node: parents.nodes()[i] };
         let looked = step.children(&parents.worlds()[i], parents.keys()[i], &mut sink, &mut rng);

@@ -15,15 +15,19 @@
 //! While the set fits the work and memory limits of [`BeliefConfig`] it is *exact*: every
 //! consistent world is in it, with the probability the opponent model gives its histories (tests
 //! check both against a brute-force enumeration). Past the limits each parent keeps a weighted
-//! random share of its children and the set is cut to its heaviest worlds ([`Truncation`]):
-//! a weighted sample of consistent worlds. A narrow sample is topped up from a recent
-//! checkpoint. A sample can run dry (no world survives an observation); it is then regenerated
-//! from the history: a depth-first search from the sets kept before the latest events, then a
-//! beam from older checkpoints guided by the latest view. If that fails within its budget, the
-//! belief falls back to worlds made to agree with the recent observations only, says so in its
-//! [`UpdateReport`] (for `info string`), and goes on; a later regeneration from the older
-//! checkpoints can bring it back onto the whole history.
-//!
+//! random share of its children, and before the next opponent ply the set (by then filtered by
+//! the engine's own move) is cut to its heaviest worlds ([`Truncation`]): a weighted sample of
+//! consistent worlds. After a cut the belief tries, with backoff, to *resync*: replay the events
+//! since the last exact set keeping every world that can still reach the later views; when no
+//! level outgrows its budget it is exact again. A narrow sample is topped up from a checkpoint.
+//! A sample can run dry (no world survives an observation); it is then regenerated from the
+//! history: a depth-first search from the sets kept before the latest events, then replays
+//! (a particle filter that knows the later views) from the last exact set and the older
+//! checkpoints, then a depth-first search from the last exact set. If that fails within its
+//! budget, the belief falls back to worlds made to agree with the recent observations only, says
+//! so in its [`UpdateReport`] (for `info string`), and goes on; a later regeneration from the
+//! older checkpoints can bring it back onto the whole history.
+
 //! For the search: [`Belief::new`], [`Belief::update`] after every new event, [`Belief::sample`]
 //! to draw worlds, [`Belief::len`] / [`Belief::is_exact`] / [`Belief::is_anchored`], and
 //! [`Belief::square_probabilities`] / [`Belief::enemy_hands`] for what each square and the enemy
@@ -34,10 +38,12 @@ pub mod eval;
 mod expand;
 mod keys;
 mod lineage;
+mod lookahead;
 mod marginals;
 mod model;
 mod regen;
 mod repair;
+mod resync;
 mod step;
 mod worlds;
 
@@ -71,10 +77,12 @@ pub enum Truncation {
 pub struct BeliefConfig {
     /// Memory budget for the worlds, checkpoints and lineage, in MiB (the `Hash` option).
     pub hash_mib: usize,
-    /// Most worlds kept after an update; a larger set is cut to a sample of this size.
+    /// Most worlds an opponent ply is expanded from: a larger set is cut to a sample of this size
+    /// first (after the engine's own move has filtered it, so that the cut knows that view).
     pub max_worlds: usize,
-    /// Most new children generated in one opponent update: each parent may add its share (in
-    /// proportion to its weight) and draws that many of its consistent children at random.
+    /// Most new children generated in one opponent update (the set holds at most this many until
+    /// the next opponent ply): each parent may add its share (in proportion to its weight) and
+    /// draws that many of its consistent children at random.
     pub max_children: usize,
     /// Most moves a regeneration may look at before it gives up.
     pub regen_budget: usize,
@@ -91,6 +99,11 @@ pub struct BeliefConfig {
     pub model: OpponentModel,
     /// How a set too large is cut down.
     pub truncation: Truncation,
+    /// Most children per opponent ply when replaying the events since the last exact set to
+    /// get back to it (0: never try).
+    pub resync_budget: usize,
+    /// Most events since the last exact set for which a resync is tried.
+    pub resync_window: usize,
     /// Seed of the belief's random choices (sampling, regeneration).
     pub seed: u64,
     /// Keep each world's line of opponent moves, so that it can be replayed (tests, belief-eval,
@@ -103,14 +116,16 @@ impl Default for BeliefConfig {
         BeliefConfig {
             hash_mib: 128,
             max_worlds: 25_000,
-            max_children: 50_000,
-            regen_budget: 2_000_000,
+            max_children: 150_000,
+            regen_budget: 20_000_000,
             min_worlds: 256,
             rejuvenate_budget: 100_000,
             fallback_window: 8,
             checkpoint_depth: 4,
             model: OpponentModel::Adaptive,
             truncation: Truncation::Heaviest,
+            resync_budget: 50_000,
+            resync_window: 24,
             seed: 0,
             lineage: cfg!(debug_assertions),
         }
@@ -118,10 +133,16 @@ impl Default for BeliefConfig {
 }
 
 impl BeliefConfig {
-    /// Most worlds the memory budget allows in one set (a set, its successor and the checkpoints
-    /// share the budget).
-    pub fn memory_worlds(&self) -> usize {
-        (self.hash_mib.max(1) << 20) / WORLD_BYTES / (3 + self.checkpoint_depth + DEEP_KEPT)
+    /// The most worlds kept after an opponent ply is expanded (`max_worlds`) and the most
+    /// children it may make (`max_children`), as far as the memory budget allows them: the set,
+    /// its successor and the last exact set may each hold the children; every other checkpoint
+    /// keeps at most the sample size.
+    pub fn limits(&self) -> (usize, usize) {
+        let total = (self.hash_mib.max(1) << 20) / WORLD_BYTES;
+        let samples = self.checkpoint_depth + DEEP_KEPT;
+        let worlds = self.max_worlds.min(total / (3 + samples)).max(1);
+        let children = self.max_children.min(total.saturating_sub(samples * worlds) / 3).max(worlds);
+        (worlds, children)
     }
 }
 
@@ -146,6 +167,12 @@ pub struct UpdateReport {
     pub fallback_events: usize,
     /// Worlds added to a sample that had grown narrow.
     pub rejuvenated: usize,
+    /// Children the latest opponent ply made before any cut.
+    pub children: usize,
+    /// The share of the belief's probability that the latest event left standing.
+    pub evidence: f64,
+    /// Times the belief got back to the exact set of consistent worlds.
+    pub resynced: usize,
     /// Worlds made to show the latest view again after a fallback, when the fallback's worlds
     /// ran dry.
     pub repaired: usize,
@@ -203,6 +230,9 @@ pub struct Belief {
     deep_checkpoints: Vec<Checkpoint>,
     rng: Xoshiro256PlusPlus,
     lost: usize,
+    /// Events to wait before the next resync, and resyncs failed in a row.
+    resync_wait: usize,
+    resync_fails: u32,
 }
 
 impl Belief {
@@ -234,6 +264,8 @@ impl Belief {
             checkpoints: Vec::new(),
             deep_checkpoints: Vec::new(),
             lost: 0,
+            resync_wait: 0,
+            resync_fails: 0,
         }
     }
 
@@ -353,16 +385,21 @@ impl Belief {
             Event::Own { mv, obs } => {
                 self.set.filter_map(|w, key| if goes_on(w) { own_child(w, key, side, mv, &obs) } else { None })
             }
-            Event::Opponent { obs } => self.expand(&prev, &obs, report),
+            Event::Opponent { obs } => {
+                self.cut_parents(k, report);
+                self.expand(&prev, &obs, report)
+            }
             Event::Bounce { square } => {
                 let held = |w: &Position| goes_on(w) && w.by_color(side.opponent()).contains(square);
                 self.set.filter_map(|w, key| held(w).then(|| (w.clone(), key)))
             }
         };
+        report.evidence = next.total_weight();
         let set = std::mem::replace(&mut self.set, next);
         let before = Checkpoint { events: k, set, anchored: !self.fallen_back };
         let seeds = before.set.head(64);
-        if was_exact && !self.exact {
+        let checkpoint_saved = self.exact_checkpoint.as_ref().is_some_and(|cp| cp.events == k);
+        if was_exact && !self.exact && !checkpoint_saved {
             self.exact_checkpoint = Some(before);
         } else if !was_exact && self.cfg.checkpoint_depth > 0 {
             self.keep_checkpoint(before);
@@ -376,6 +413,7 @@ impl Belief {
             self.recover(&seeds, report);
         }
         self.set.normalize();
+        self.try_resync(report);
         self.rejuvenate(report);
         self.collect_lineage();
     }
@@ -384,25 +422,37 @@ impl Belief {
     /// the limits (the belief is then no longer exact).
     fn expand(&mut self, prev: &View, obs: &Observation, report: &mut UpdateReport) -> WorldSet {
         let step = OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share);
-        let cap = self.cfg.max_children.min(self.cfg.memory_worlds()).max(1);
+        let cap = self.cfg.limits().1;
         let expanded = expand::expand(&step, &self.set, cap, self.lineage.as_mut(), &mut self.rng);
-        let (mut children, mut cut, seen) = (expanded.set, expanded.cut, expanded.likelihood);
+        let (children, cut, seen) = (expanded.set, expanded.cut, expanded.likelihood);
         let odds = self.greedy_share * seen.greedy + (1.0 - self.greedy_share) * seen.uniform;
         if odds > 0.0 {
             self.greedy_share = (self.greedy_share * seen.greedy / odds).clamp(0.02, 0.98);
         }
-        let max = self.cfg.max_worlds.min(self.cfg.memory_worlds()).max(1);
-        cut |= children.len() > max;
+        report.children = children.len();
         if cut {
-            children.normalize();
-            match self.cfg.truncation {
-                Truncation::Heaviest => children.keep_heaviest(max, &mut self.rng),
-                Truncation::Systematic => children.resample(max, &mut self.rng),
-            };
             self.exact = false;
             report.sampled = true;
         }
         children
+    }
+
+    /// Cuts a set of more than `max_worlds` worlds to a sample before the opponent's ply is
+    /// expanded (the set before event `k`); the first cut keeps the exact set as a checkpoint.
+    fn cut_parents(&mut self, k: usize, report: &mut UpdateReport) {
+        let max = self.cfg.limits().0;
+        if self.set.len() <= max {
+            return;
+        }
+        if self.exact {
+            self.exact_checkpoint = Some(Checkpoint { events: k, set: self.set.clone(), anchored: !self.fallen_back });
+        }
+        match self.cfg.truncation {
+            Truncation::Heaviest => self.set.keep_heaviest(max, &mut self.rng),
+            Truncation::Systematic => self.set.resample(max, &mut self.rng),
+        };
+        self.exact = false;
+        report.sampled = true;
     }
 
     /// Every checkpoint kept: recent, deep and the last exact set.
@@ -438,9 +488,10 @@ impl Belief {
         let recent = std::mem::take(&mut self.checkpoints);
         let deep = std::mem::take(&mut self.deep_checkpoints);
         let exact = self.exact_checkpoint.take();
-        // A quarter of the budget for the depth-first searches, the rest for the beams.
-        let mut dfs_budget = self.cfg.regen_budget / 4;
-        let mut budget = self.cfg.regen_budget - dfs_budget;
+        // A quarter of the budget for the depth-first searches, the rest for the replays.
+        let mut dfs_budget = self.cfg.regen_budget / 8;
+        let mut last_budget = self.cfg.regen_budget / 4;
+        let mut budget = self.cfg.regen_budget - dfs_budget - last_budget;
         let want = self.cfg.max_worlds.clamp(1, 1024);
         let mut anchored = !self.fallen_back;
         for cp in recent.iter().rev() {
@@ -452,15 +503,29 @@ impl Belief {
                 break;
             }
         }
-        let older: Vec<&Checkpoint> = deep.iter().rev().chain(exact.as_ref()).collect();
-        for (i, cp) in older.iter().enumerate() {
+        // Replays from the last exact set (if recent enough), then from the deep checkpoints,
+        // newest first: a particle filter that knows the later views.
+        let k = self.history.len();
+        let exact_ok = exact.as_ref().filter(|cp| k - cp.events <= 2 * self.cfg.resync_window);
+        let older: Vec<(&Checkpoint, bool)> =
+            exact_ok.map(|cp| (cp, true)).into_iter().chain(deep.iter().rev().map(|cp| (cp, false))).collect();
+        for (i, &(cp, is_exact)) in older.iter().enumerate() {
             if !self.set.is_empty() {
                 break;
             }
-            let mut share = if i + 1 == older.len() { budget } else { budget / 2 };
-            let given = share;
-            (self.set, anchored) = (self.search_beam(&cp.set, cp.events, &mut share), cp.anchored);
-            budget -= given - share;
+            let share = if i + 1 == older.len() { budget } else { budget / 2 };
+            budget -= share;
+            // An opponent ply looks at about 30 moves per parent.
+            let cap = (share / ((k - cp.events).max(1) * 30)).clamp(256, self.cfg.limits().1.max(256));
+            if let Some(replayed) = self.replay_from(&cp.set, cp.events, cap, Some(cap)) {
+                (self.set, anchored) = (replayed.set, cp.anchored);
+                // Nothing cut on the way from an exact set: exact again.
+                self.exact = is_exact && replayed.exact;
+            }
+        }
+        if let Some(cp) = exact.as_ref().filter(|_| self.set.is_empty()) {
+            // Last, a depth-first search from the last exact set however old.
+            self.set = self.search(&cp.set, cp.events, want, &mut last_budget);
         }
         (self.checkpoints, self.deep_checkpoints, self.exact_checkpoint) = (recent, deep, exact);
         if self.set.is_empty() {
@@ -475,7 +540,11 @@ impl Belief {
 
     /// Keeps `cp` as the newest recent checkpoint; the one that leaves the recent ones becomes a
     /// deep checkpoint if the newest deep one is `DEEP_EVERY` events older.
-    fn keep_checkpoint(&mut self, cp: Checkpoint) {
+    fn keep_checkpoint(&mut self, mut cp: Checkpoint) {
+        // Regeneration needs roots, not every world: a checkpoint keeps the sample size.
+        if cp.set.len() > self.cfg.limits().0 {
+            cp.set.keep_heaviest(self.cfg.limits().0, &mut self.rng);
+        }
         self.checkpoints.push(cp);
         if self.checkpoints.len() <= self.cfg.checkpoint_depth {
             return;
@@ -489,20 +558,54 @@ impl Belief {
         }
     }
 
+    /// Tries to get back to the exact set after an opponent ply, backing off after each failure
+    /// (1, 2, 4, ... 16 events).
+    fn try_resync(&mut self, report: &mut UpdateReport) {
+        let k = self.history.len();
+        let window = self.exact_checkpoint.as_ref().map_or(usize::MAX, |cp| k - cp.events);
+        if self.exact || self.cfg.resync_budget == 0 || window > self.cfg.resync_window {
+            return;
+        }
+        if !matches!(self.history[k - 1], Event::Opponent { .. }) {
+            return;
+        }
+        if self.resync_wait > 0 {
+            self.resync_wait -= 1;
+            return;
+        }
+        if self.resync(self.cfg.resync_budget) {
+            self.resync_fails = 0;
+            report.resynced += 1;
+        } else {
+            self.resync_fails += 1;
+            self.resync_wait = (1usize << self.resync_fails.min(4)) - 1;
+        }
+    }
+
     /// Tops up a sampled set that has shrunk below `min_worlds` with worlds found from the
     /// oldest checkpoint kept (the most varied one), within `rejuvenate_budget`: a narrow sample
     /// is the one that runs dry.
     fn rejuvenate(&mut self, report: &mut UpdateReport) {
-        if self.exact || self.set.is_empty() || self.set.len() >= self.cfg.min_worlds || self.checkpoints.is_empty() {
+        if self.exact || self.fallen_back || self.set.is_empty() || self.set.len() >= self.cfg.min_worlds {
             return;
         }
-        if self.checkpoints[0].anchored == self.fallen_back {
-            return; // worlds made up by a fallback must not mix with anchored ones
-        }
-        let oldest = self.checkpoints.remove(0);
+        let k = self.history.len();
+        let from_exact = self.exact_checkpoint.as_ref().is_some_and(|cp| k - cp.events <= self.cfg.resync_window);
+        let source = if from_exact {
+            self.exact_checkpoint.take()
+        } else if self.checkpoints.first().is_some_and(|c| c.anchored) {
+            Some(self.checkpoints.remove(0))
+        } else {
+            None
+        };
+        let Some(cp) = source else { return };
         let mut budget = self.cfg.rejuvenate_budget;
-        let found = self.search(&oldest.set, oldest.events, 4 * self.cfg.min_worlds, &mut budget);
-        self.checkpoints.insert(0, oldest);
+        let found = self.search(&cp.set, cp.events, 4 * self.cfg.min_worlds, &mut budget);
+        if from_exact {
+            self.exact_checkpoint = Some(cp);
+        } else {
+            self.checkpoints.insert(0, cp);
+        }
         let added = self.set.absorb(found);
         report.rejuvenated += added;
     }

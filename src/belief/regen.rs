@@ -3,15 +3,16 @@
 //! Regeneration searches depth first from the worlds of a checkpoint through the events since,
 //! roots closest to the latest view first, trying the opponent's consistent moves that agree
 //! with the latest view first and the rest in a random order biased by the opponent model, and
-//! backing up on dead ends; after each world found it jumps back to a random depth so that the
-//! worlds it finds differ early as well as late. From older checkpoints it runs a beam instead:
-//! breadth first, keeping the worlds closest to the latest view. Every world either returns is
-//! consistent with the whole history.
+//! backing up on dead ends, and dropping worlds that cannot reach the later views in time
+//! ([`Lookahead`]); after each world found it jumps back to a random depth so that the worlds it
+//! finds differ early as well as late. Every world it returns is consistent with the whole
+//! history. (Replays from older checkpoints are in the `resync` module.)
 //!
 //! A fallback, when even that fails, makes worlds up: it repairs remembered worlds so that they
 //! show the view of a few events ago, then searches forward from them through the latest events.
 
 use super::keys::world_key;
+use super::lookahead::Lookahead;
 use super::lineage::Anchor;
 use super::repair::repair;
 use super::step::{goes_on, own_child, Collect, OpponentStep};
@@ -22,7 +23,6 @@ use crate::engine::Event;
 use crate::rules::Position;
 use crate::view::{Observation, SquareView, View};
 use rand::Rng;
-use std::collections::HashMap;
 
 /// What the search does with a world at one event.
 pub(super) enum Level<'a> {
@@ -75,9 +75,22 @@ type Kid = (Position, u64, Option<Move>);
 /// hidden moves that put a piece where it is finally seen.
 pub(super) struct Guide<'a> {
     target: &'a View,
+    /// The later views a world must still reach, after each level.
+    reach: Vec<Lookahead>,
 }
 
-impl Guide<'_> {
+impl<'a> Guide<'a> {
+    /// The guide towards the view after the last of `history`, for levels from event `from`.
+    fn new(initial: &'a View, history: &'a [Event], from: usize, side: Color) -> Guide<'a> {
+        let target = last_view(initial, history);
+        Guide { target, reach: (from..history.len()).map(|i| Lookahead::after(history, i, side)).collect() }
+    }
+
+    /// False if `pos`, after level `depth`, cannot reach the later views in time.
+    fn may_reach(&self, depth: usize, pos: &Position) -> bool {
+        self.reach[depth].allows(pos)
+    }
+
     /// How many squares the target view knows that `pos` shows differently (fewer is closer).
     fn distance(&self, pos: &Position) -> u32 {
         let v = self.target;
@@ -118,7 +131,14 @@ impl Guide<'_> {
 
 /// The successors of `world` (with key `key`) at `level`, in the order the search should try
 /// them (last first).
-fn successors(level: &Level, world: &Position, key: u64, ctx: &mut SearchCtx<impl Rng>) -> Vec<Kid> {
+fn successors(levels: &[Level], depth: usize, world: &Position, key: u64, ctx: &mut SearchCtx<impl Rng>) -> Vec<Kid> {
+    let mut kids = level_successors(&levels[depth], world, key, ctx);
+    kids.retain(|(w, _, _)| ctx.guide.may_reach(depth, w));
+    kids
+}
+
+/// The successors of `world` at `level`, before the look-ahead.
+fn level_successors(level: &Level, world: &Position, key: u64, ctx: &mut SearchCtx<impl Rng>) -> Vec<Kid> {
     ctx.budget = ctx.budget.saturating_sub(1);
     if !goes_on(world) {
         return Vec::new();
@@ -191,7 +211,7 @@ pub(super) fn search(levels: &[Level], roots: &WorldSet, want: usize, ctx: &mut 
             }
             let top = &mut stack[depth];
             if top.kids.is_none() {
-                top.kids = Some(successors(&levels[depth], &top.world, top.key, ctx));
+                top.kids = Some(successors(levels, depth, &top.world, top.key, ctx));
             }
             match top.kids.as_mut().and_then(Vec::pop) {
                 Some((world, key, mv)) => stack.push(Frame { world, key, mv, kids: None }),
@@ -202,62 +222,6 @@ pub(super) fn search(levels: &[Level], roots: &WorldSet, want: usize, ctx: &mut 
         }
     }
     found
-}
-
-/// A world of the beam with where it came from.
-struct Item {
-    world: Position,
-    key: u64,
-    weight: f64,
-    root: usize,
-    moves: Vec<Move>,
-}
-
-/// A breadth-first pass from `roots` through `levels` that keeps, at each level, the `width`
-/// worlds closest to the latest view (heavier first among equals): the particle filter as it
-/// would have run had it known where the pieces end up. Empty if the budget runs out.
-pub(super) fn beam(levels: &[Level], roots: &WorldSet, width: usize, ctx: &mut SearchCtx<impl Rng>) -> Vec<Found> {
-    let mut items: Vec<Item> = (0..roots.len())
-        .map(|i| Item {
-            world: roots.worlds()[i].clone(),
-            key: roots.keys()[i],
-            weight: roots.weights()[i],
-            root: i,
-            moves: Vec::new(),
-        })
-        .collect();
-    for level in levels {
-        cut_to(&mut items, width, &ctx.guide);
-        let mut next: Vec<Item> = Vec::new();
-        let mut index: HashMap<u64, usize> = HashMap::new();
-        for item in &items {
-            if ctx.budget == 0 {
-                return Vec::new();
-            }
-            for (world, key, mv) in successors(level, &item.world, item.key, ctx) {
-                if let Some(&at) = index.get(&key) {
-                    next[at].weight += item.weight;
-                    continue;
-                }
-                index.insert(key, next.len());
-                let mut moves = item.moves.clone();
-                moves.extend(mv);
-                next.push(Item { world, key, weight: item.weight, root: item.root, moves });
-            }
-        }
-        items = next;
-    }
-    items.into_iter().map(|i| Found { world: i.world, key: i.key, root: i.root, moves: i.moves }).collect()
-}
-
-/// Keeps the `width` items closest to the guide's view, heavier first among equals.
-fn cut_to(items: &mut Vec<Item>, width: usize, guide: &Guide) {
-    if items.len() <= width {
-        return;
-    }
-    let mut keyed: Vec<(u32, f64, Item)> = items.drain(..).map(|i| (guide.distance(&i.world), i.weight, i)).collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
-    items.extend(keyed.into_iter().take(width).map(|(_, _, i)| i));
 }
 
 /// Runs [`search`] with `budget` moves to spend, leaving in it what is left.
@@ -281,20 +245,8 @@ impl Belief {
     /// after `events` events: up to `want` of them, spending at most `budget` moves looked at.
     pub(super) fn search(&mut self, roots: &WorldSet, events: usize, want: usize, budget: &mut usize) -> WorldSet {
         let levels = levels(&self.initial_view, &self.history, events, self.cfg.model, self.greedy_share);
-        let target = last_view(&self.initial_view, &self.history);
-        let found = run_search(&levels, roots, want, budget, Guide { target }, self.side, &mut self.rng);
-        self.collect_found(found, roots.nodes())
-    }
-
-    /// Regenerates worlds by a [`beam`] from a checkpoint's worlds, saved after `events` events,
-    /// as wide as `budget` allows.
-    pub(super) fn search_beam(&mut self, roots: &WorldSet, events: usize, budget: &mut usize) -> WorldSet {
-        let levels = levels(&self.initial_view, &self.history, events, self.cfg.model, self.greedy_share);
-        let width = (*budget / (40 * levels.len().max(1))).clamp(16, 4096);
-        let target = last_view(&self.initial_view, &self.history);
-        let mut ctx = SearchCtx { side: self.side, guide: Guide { target }, budget: *budget, rng: &mut self.rng };
-        let found = beam(&levels, roots, width, &mut ctx);
-        *budget = ctx.budget;
+        let guide = Guide::new(&self.initial_view, &self.history, events, self.side);
+        let found = run_search(&levels, roots, want, budget, guide, self.side, &mut self.rng);
         self.collect_found(found, roots.nodes())
     }
 
@@ -335,8 +287,8 @@ impl Belief {
             }
             let levels = levels(&self.initial_view, &self.history, k - window, self.cfg.model, self.greedy_share);
             let want = self.cfg.max_worlds.clamp(1, 1024);
-            let target = last_view(&self.initial_view, &self.history);
-            let found = run_search(&levels, &roots, want, &mut budget, Guide { target }, self.side, &mut self.rng);
+            let guide = Guide::new(&self.initial_view, &self.history, k - window, self.side);
+            let found = run_search(&levels, &roots, want, &mut budget, guide, self.side, &mut self.rng);
             if !found.is_empty() {
                 self.set = self.collect_found(found, roots.nodes());
                 report.fallback_events = window;

@@ -9,6 +9,7 @@
 //! Debug builds check every shortcut against the full test.
 
 use super::keys::key_delta;
+use super::lookahead::Lookahead;
 use super::model::{MoveChances, OpponentModel};
 use crate::core::attacks;
 use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
@@ -69,14 +70,13 @@ pub fn own_child(world: &Position, key: u64, side: Color, mv: Move, obs: &Observ
 
 /// Where the children of a world go.
 pub trait ChildSink {
-    /// Adds `weight` to the child with key `key` if it is already held; false if it is not.
-    fn merge(&mut self, key: u64, weight: f64) -> bool;
-    /// How many new children the sink takes from a parent that offers `n` of them.
+    /// How many children the sink takes from a parent that offers `n` of them.
     fn quota(&self, n: usize) -> usize {
         n
     }
-    /// Takes a new child, consistent with the observation, reached by `mv`.
-    fn take(&mut self, key: u64, child: Position, mv: Move, weight: f64);
+    /// Takes a child consistent with the observation, reached by `mv`, with key `key`: adds
+    /// `weight` to it if it is already held, else stores the world `child()` builds.
+    fn take(&mut self, key: u64, child: impl FnOnce() -> Position, mv: Move, weight: f64);
 }
 
 /// A sink that keeps every child with its key (for the regeneration search, which looks at one
@@ -85,11 +85,8 @@ pub trait ChildSink {
 pub struct Collect(pub Vec<(Position, u64, Move, f64)>);
 
 impl ChildSink for Collect {
-    fn merge(&mut self, _: u64, _: f64) -> bool {
-        false
-    }
-    fn take(&mut self, key: u64, child: Position, mv: Move, weight: f64) {
-        self.0.push((child, key, mv, weight));
+    fn take(&mut self, key: u64, child: impl FnOnce() -> Position, mv: Move, weight: f64) {
+        self.0.push((child(), key, mv, weight));
     }
 }
 
@@ -107,6 +104,8 @@ pub struct OpponentStep<'a> {
     unchanged: bool,
     model: OpponentModel,
     greedy_share: f64,
+    /// Later views children must be able to reach.
+    reach: Option<Lookahead>,
 }
 
 /// What [`OpponentStep::children`] did for one parent.
@@ -146,7 +145,18 @@ impl<'a> OpponentStep<'a> {
             unchanged: view == prev && obs.captured.is_none() && !obs.try_armed,
             model,
             greedy_share,
+            reach: None,
         }
+    }
+
+    /// The same step keeping only children that `lookahead` allows.
+    pub fn reaching(self, lookahead: Lookahead) -> OpponentStep<'a> {
+        OpponentStep { reach: Some(lookahead), ..self }
+    }
+
+    /// False if the child of `parent` by `m` cannot reach the later view this step looks ahead to.
+    fn may_reach(&self, parent: &Position, m: Move) -> bool {
+        self.reach.as_ref().is_none_or(|l| l.allows(&played(parent, m).0))
     }
 
     /// The known squares where `pos` disagrees with the observation.
@@ -187,11 +197,10 @@ impl<'a> OpponentStep<'a> {
         let mut fresh = Vec::new();
         for &m in moves.iter() {
             if let Some(quiet) = self.candidate(parent, m, d) {
-                let c = Candidate { p: chances.chance(parent, m), m, key: key ^ key_delta(parent, m), quiet };
                 (looked.uniform, looked.greedy) =
                     (looked.uniform + chances.uniform(), looked.greedy + chances.greedy(parent, m));
-                if !sink.merge(c.key, c.p) {
-                    fresh.push(c);
+                if self.may_reach(parent, m) {
+                    fresh.push(Candidate { p: chances.chance(parent, m), m, quiet });
                 }
             }
         }
@@ -201,21 +210,26 @@ impl<'a> OpponentStep<'a> {
             // Efraimidis-Spirakis: a weighted random order without replacement.
             let mut order: Vec<(f64, Candidate)> =
                 fresh.into_iter().map(|c| (rng.gen::<f64>().max(f64::MIN_POSITIVE).ln() / c.p.max(1e-12), c)).collect();
-            order.sort_by(|a, b| b.0.total_cmp(&a.0));
+            order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
             fresh = order.into_iter().map(|(_, c)| c).collect();
         }
         let mass: f64 = fresh.iter().map(|c| c.p).sum();
+        // Quiet children are sure to match and are built only if the sink lacks them; the others
+        // are built now to compare their views.
         let (mut tried, mut kept) = (0.0, Vec::new());
         for c in fresh {
             if kept.len() >= quota {
                 break;
             }
             tried += c.p;
+            if c.quiet {
+                debug_assert!(self.accepts_move(parent, c.m), "zone shortcut disagrees with the view");
+                kept.push((c, None));
+                continue;
+            }
             let (child, captured) = played(parent, c.m);
-            let ok = c.quiet || self.accepts(&child, captured);
-            debug_assert!(ok == self.accepts(&child, captured), "zone shortcut disagrees with the view");
-            if ok {
-                kept.push((c, child));
+            if self.accepts(&child, captured) {
+                kept.push((c, Some(child)));
             } else {
                 (looked.uniform, looked.greedy) =
                     (looked.uniform - chances.uniform(), looked.greedy - chances.greedy(parent, c.m));
@@ -223,9 +237,16 @@ impl<'a> OpponentStep<'a> {
         }
         let scale = if tried > 0.0 { mass / tried } else { 1.0 };
         for (c, child) in kept {
-            sink.take(c.key, child, c.m, c.p * scale);
+            let build = || child.unwrap_or_else(|| played(parent, c.m).0);
+            sink.take(key ^ key_delta(parent, c.m), build, c.m, c.p * scale);
         }
         looked
+    }
+
+    /// The full test for the child of `parent` by `m`.
+    fn accepts_move(&self, parent: &Position, m: Move) -> bool {
+        let (child, captured) = played(parent, m);
+        self.accepts(&child, captured)
     }
 
     /// If `m` may lead to the observation from `parent` (whose known squares differ from it on
@@ -251,7 +272,6 @@ impl<'a> OpponentStep<'a> {
 struct Candidate {
     p: f64,
     m: Move,
-    key: u64,
     quiet: bool,
 }
 

@@ -275,27 +275,28 @@ impl WorldBuilder {
         self.set.len()
     }
 
-    /// Adds `weight` to the world with `key` if it is held; false if it is not.
-    pub fn merge(&mut self, key: u64, weight: f64) -> bool {
-        match self.index.get_mut(&key) {
-            Some(slot) => {
-                slot.1 += weight;
-                true
-            }
-            None => false,
-        }
-    }
-
     /// Adds `weight` to `pos` (whose key is `key`), storing it with the lineage id `node()` if it
     /// is new. Returns true if it was new.
     pub fn add(&mut self, key: u64, pos: Position, weight: f64, node: impl FnOnce() -> u32) -> bool {
-        debug_assert_eq!(key, world_key(&pos), "stale key for {}", pos.to_fen());
+        self.add_with(key, || pos, weight, node)
+    }
+
+    /// As [`WorldBuilder::add`], building the world only if it is new.
+    pub fn add_with(
+        &mut self,
+        key: u64,
+        pos: impl FnOnce() -> Position,
+        weight: f64,
+        node: impl FnOnce() -> u32,
+    ) -> bool {
         match self.index.entry(key) {
             Entry::Occupied(mut e) => {
                 e.get_mut().1 += weight;
                 false
             }
             Entry::Vacant(e) => {
+                let pos = pos();
+                debug_assert_eq!(key, world_key(&pos), "stale key for {}", pos.to_fen());
                 e.insert((self.set.worlds.len() as u32, weight));
                 self.set.worlds.push(pos);
                 self.set.keys.push(key);

@@ -1,0 +1,107 @@
+//! A necessary condition for a world to lead on to later views: the opponent plies it needs to
+//! put its pieces where each later view shows them must not exceed the opponent plies before that
+//! view. Used when the belief replays events it has already seen the end of (regeneration,
+//! resync), so that worlds with no future are dropped early.
+
+use crate::core::{Bitboard, Color, MoveKind, Role, Square};
+use crate::engine::Event;
+use crate::rules::Position;
+use crate::view::View;
+
+/// How many of the nearest later views are checked, besides the last one.
+const NEAR_VIEWS: usize = 4;
+
+/// One later view, reduced to what the bound needs.
+#[derive(Clone, Debug)]
+struct Target {
+    known: Bitboard,
+    seen: Bitboard,
+    enemy: Bitboard,
+    roles: [Bitboard; Role::COUNT],
+    /// Squares the engine's own moves land on before this view (an enemy piece there may have
+    /// been taken rather than have left).
+    taken: Bitboard,
+    /// Opponent plies before this view.
+    plies: u32,
+}
+
+impl Target {
+    fn new(view: &View, taken: Bitboard, plies: u32) -> Target {
+        let enemy = view.side().opponent();
+        let mut roles = [Bitboard::EMPTY; Role::COUNT];
+        for role in Role::ALL {
+            roles[role.index()] = view.pieces(enemy, role);
+        }
+        Target {
+            known: view.seen() | view.silhouettes(),
+            seen: view.seen(),
+            enemy: view.by_color(enemy),
+            roles,
+            taken,
+            plies,
+        }
+    }
+
+    /// A lower bound on the opponent plies `pos` needs to show this view's enemy pieces.
+    ///
+    /// Every square the view shows an enemy piece on needs that piece to arrive unless the world
+    /// already has it there; every known square the view shows without an enemy piece needs the
+    /// world's enemy piece there to leave, unless one of the engine's own moves lands there
+    /// first. One opponent ply makes one arrival and one departure (castling two of each, a drop
+    /// only an arrival), so the plies needed are at least the larger count, less one while the
+    /// enemy may still castle.
+    fn plies_needed(&self, pos: &Position, enemy: Color) -> u32 {
+        let mine = pos.by_color(enemy) & self.known;
+        let mut wrong_role = Bitboard::EMPTY;
+        for role in Role::ALL {
+            wrong_role |= (pos.by_role(role) ^ self.roles[role.index()]) & mine & self.enemy & self.seen;
+        }
+        let arrivals = (self.enemy & !mine) | wrong_role;
+        let departures = ((mine & !self.enemy) | wrong_role) & !self.taken;
+        let need = arrivals.count().max(departures.count());
+        let castles = pos.castling().has(enemy, true) || pos.castling().has(enemy, false);
+        need.saturating_sub(castles as u32)
+    }
+}
+
+/// The later views a world must still be able to reach, after some event of the history.
+#[derive(Clone, Debug)]
+pub struct Lookahead {
+    enemy: Color,
+    targets: Vec<Target>,
+}
+
+impl Lookahead {
+    /// The look-ahead from just after event `i` of `history` (the engine playing `side`): the
+    /// views of the next few events and of the last one.
+    pub fn after(history: &[Event], i: usize, side: Color) -> Lookahead {
+        let mut targets = Vec::new();
+        let (mut taken, mut plies) = (Bitboard::EMPTY, 0);
+        let later = &history[(i + 1).min(history.len())..];
+        for (j, event) in later.iter().enumerate() {
+            let view = match event {
+                Event::Own { mv, obs } => {
+                    taken = taken.with(mv.to);
+                    if mv.kind == MoveKind::EnPassant {
+                        taken = taken.with(Square::from_coords(mv.to.file(), mv.from.rank()));
+                    }
+                    &obs.view
+                }
+                Event::Opponent { obs } => {
+                    plies += 1;
+                    &obs.view
+                }
+                Event::Bounce { .. } => continue,
+            };
+            if targets.len() < NEAR_VIEWS || j + 1 == later.len() {
+                targets.push(Target::new(view, taken, plies));
+            }
+        }
+        Lookahead { enemy: side.opponent(), targets }
+    }
+
+    /// False if `pos` cannot show some later view's enemy pieces in the opponent plies before it.
+    pub fn allows(&self, pos: &Position) -> bool {
+        self.targets.iter().all(|t| t.plies_needed(pos, self.enemy) <= t.plies)
+    }
+}

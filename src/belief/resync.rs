@@ -1,0 +1,86 @@
+//! Getting back to the exact set after a cut.
+//!
+//! Once a set has been cut to a sample, the true world may have been among the worlds left out,
+//! and a sample only narrows from then on. But observations often collapse the consistent set
+//! again a few plies later. A resync replays the events since the last exact set, keeping every
+//! consistent child, and drops early the worlds that cannot reach the later views in the
+//! opponent plies before them ([`Lookahead`]): if no level outgrows its budget, the result is every
+//! world consistent with the whole history, with the weights the forward pass would have given
+//! them, and the belief is exact again.
+
+use super::expand;
+use super::lookahead::Lookahead;
+use super::step::{goes_on, own_child, OpponentStep};
+use super::worlds::WorldSet;
+use super::{last_view, Belief};
+use crate::engine::Event;
+
+/// What a replay from a checkpoint found.
+pub(super) struct Replayed {
+    /// The worlds at the end of the history.
+    pub set: WorldSet,
+    /// True if no level was cut: the set holds every consistent world.
+    pub exact: bool,
+}
+
+impl Belief {
+    /// Replays the events since `from` from the worlds `roots` held then: every opponent ply
+    /// expanded with at most `cap` children, each of which must be able to reach the latest view
+    /// in the opponent plies left. With `keep` = `None` a cut fails the replay (it is to be
+    /// exact); with `Some(n)` a level is cut to its `n` heaviest worlds and the replay goes on.
+    /// `None` if no world is left.
+    pub(super) fn replay_from(&mut self, roots: &WorldSet, from: usize, cap: usize, keep: Option<usize>) -> Option<Replayed> {
+        let n = self.history.len();
+        let side = self.side;
+        let mut set = roots.clone();
+        let mut exact = true;
+        for i in from..n {
+            set = match &self.history[i] {
+                Event::Own { mv, obs } => {
+                    set.filter_map(|w, key| if goes_on(w) { own_child(w, key, side, *mv, obs) } else { None })
+                }
+                Event::Bounce { square } => set.filter_map(|w, key| {
+                    (goes_on(w) && w.by_color(side.opponent()).contains(*square)).then(|| (w.clone(), key))
+                }),
+                Event::Opponent { obs } => {
+                    let prev = last_view(&self.initial_view, &self.history[..i]);
+                    let step = OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share)
+                        .reaching(Lookahead::after(&self.history, i, side));
+                    let mut expanded = expand::expand(&step, &set, cap, self.lineage.as_mut(), &mut self.rng);
+                    match keep {
+                        None if expanded.cut => return None,
+                        Some(n) if expanded.cut || expanded.set.len() > n => {
+                            expanded.set.normalize();
+                            expanded.set.keep_heaviest(n, &mut self.rng);
+                            exact = false;
+                        }
+                        _ => {}
+                    }
+                    expanded.set
+                }
+            };
+            if set.is_empty() {
+                return None;
+            }
+        }
+        set.normalize();
+        Some(Replayed { set, exact })
+    }
+
+    /// Replays the events since the last exact set keeping every consistent world, at most
+    /// `budget` children per opponent ply; on success the belief is exact again. Returns whether
+    /// it succeeded.
+    pub(super) fn resync(&mut self, budget: usize) -> bool {
+        let Some(cp) = self.exact_checkpoint.take() else { return false };
+        let replayed = self.replay_from(&cp.set, cp.events, budget, None);
+        let Some(replayed) = replayed else {
+            self.exact_checkpoint = Some(cp);
+            return false;
+        };
+        self.set = replayed.set;
+        self.exact = true;
+        self.fallen_back = false;
+        self.checkpoints.clear();
+        true
+    }
+}
