@@ -105,3 +105,66 @@ impl Lookahead {
         self.targets.iter().all(|t| t.plies_needed(pos, self.enemy) <= t.plies)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Variant;
+    use crate::engine::{InfoState, SimplePlayer};
+    use crate::rules::{Game, Played};
+    use crate::view::Observation;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// A random game seen by both sides: each side's information state and the true position
+    /// after each of its events.
+    fn game(variant: Variant, seed: u64) -> [(InfoState, Vec<Position>); 2] {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let start = Position::start(variant);
+        let mut game = Game::new(start.clone());
+        let mut sides = Color::ALL.map(|c| (InfoState::new(start.clone(), c), Vec::new()));
+        while game.outcome().is_none() && sides[0].1.len() < 160 {
+            let mover = game.position().turn().index();
+            let mv = SimplePlayer::Random.choose(&sides[mover].0, &mut rng).expect("a move");
+            sides[mover].0.send_move(mv).expect("a move from the view");
+            match game.play(mv).expect("a legal move") {
+                Played::Bounced(sq) => {
+                    sides[mover].0.bounce(sq).expect("bounce");
+                    sides[mover].1.push(game.position().clone());
+                }
+                Played::Moved(report) => {
+                    for (info, truths) in &mut sides {
+                        let obs = Observation::after_ply(game.position(), &report, info.side());
+                        info.observe(obs).expect("observation");
+                        truths.push(game.position().clone());
+                    }
+                }
+            }
+        }
+        sides
+    }
+
+    #[test]
+    fn the_true_world_always_reaches_the_later_views_and_others_often_do_not() {
+        let (mut allowed, mut rejected) = (0, 0);
+        for variant in Variant::ALL {
+            for seed in 0..4 {
+                let [a, b] = game(variant, seed);
+                let other = game(variant, seed + 100);
+                for (c, (info, truths)) in [a, b].iter().enumerate() {
+                    for i in 0..info.events().len() {
+                        let lookahead = Lookahead::after(info.events(), i, info.side());
+                        assert!(lookahead.allows(&truths[i]), "{variant} seed {seed}: truth after event {i} rejected");
+                        allowed += 1;
+                        // The same moment of another game: mostly too far from this game's views.
+                        if let Some(stranger) = other[c].1.get(i).filter(|p| p.turn() == truths[i].turn()) {
+                            rejected += !lookahead.allows(stranger) as usize;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(allowed > 2000, "only {allowed} events checked");
+        assert!(rejected * 4 > allowed, "the bound rejected only {rejected} of {allowed} strangers");
+    }
+}

@@ -302,6 +302,13 @@ impl Belief {
         self.cfg.rejuvenate_budget = rejuvenate;
     }
 
+    /// Sets the most worlds an opponent ply is expanded from and the most children it may make,
+    /// from the next update on (a caller with little time per move keeps the updates short).
+    pub fn set_size_limits(&mut self, max_worlds: usize, max_children: usize) {
+        self.cfg.max_worlds = max_worlds.max(1);
+        self.cfg.max_children = max_children.max(self.cfg.max_worlds);
+    }
+
     /// Number of distinct worlds held.
     pub fn len(&self) -> usize {
         self.set.len()

@@ -68,17 +68,19 @@ impl MurkSearcher {
         let cfg = self.belief_config();
         let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg));
         let defaults = BeliefConfig::default();
-        let (regen, rejuvenate) = match budget.soft.or(budget.hard) {
+        let (regen, rejuvenate, children) = match budget.soft.or(budget.hard) {
             Some(time) => {
                 let ms = time.as_millis() as usize;
                 (
                     (ms * REGEN_MOVES_PER_MS).clamp(20_000, defaults.regen_budget),
                     (ms * 200).clamp(5_000, defaults.rejuvenate_budget),
+                    (ms * CHILDREN_PER_MS).clamp(5_000, defaults.max_children),
                 )
             }
-            None => (defaults.regen_budget, defaults.rejuvenate_budget),
+            None => (defaults.regen_budget, defaults.rejuvenate_budget, defaults.max_children),
         };
         belief.set_work_budgets(regen, rejuvenate);
+        belief.set_size_limits((children / 6).min(defaults.max_worlds), children);
         let note = belief.update(info).info_string();
         (belief.len(), note)
     }
@@ -104,6 +106,10 @@ impl MurkSearcher {
 /// Moves a belief regeneration may look at per millisecond of the move's time: about a fifth of
 /// the time, on this project's machines, even when the whole budget is spent.
 const REGEN_MOVES_PER_MS: usize = 1_000;
+
+/// Children an opponent ply of the belief may make per millisecond of the move's time: an update
+/// then takes about a quarter of the time on this project's machines.
+const CHILDREN_PER_MS: usize = 1_000;
 
 /// Least visits a subtree needs to be kept for the next search.
 const MIN_REUSE_VISITS: u32 = 8;

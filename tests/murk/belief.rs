@@ -5,7 +5,7 @@
 
 use crate::support::{random_game, Step};
 use murk::belief::eval::{self, BeliefEvalArgs};
-use murk::belief::{same_world, Belief, BeliefConfig, Content, OpponentModel};
+use murk::belief::{same_world, Belief, BeliefConfig, Content, OpponentModel, UpdateReport};
 use murk::core::{Color, Move, Piece, Role, Square, Variant};
 use murk::engine::{Event, InfoState, SimplePlayer};
 use murk::rules::{Game, Played, PlyReport, Position};
@@ -136,8 +136,9 @@ impl Tracked {
         Tracked { infos, beliefs }
     }
 
-    /// Feeds one step of a random game to both players and brings both beliefs up to date.
-    fn step(&mut self, step: Step) {
+    /// Feeds one step of a random game to both players and brings both beliefs up to date,
+    /// returning what each update did.
+    fn step(&mut self, step: Step) -> [UpdateReport; 2] {
         match step {
             Step::Ply(ply) => {
                 let mover = ply.before.turn().index();
@@ -152,9 +153,7 @@ impl Tracked {
                 self.infos[mover].bounce(m.to).expect("bounce accepted");
             }
         }
-        for c in 0..2 {
-            self.beliefs[c].update(&self.infos[c]);
-        }
+        [0, 1].map(|c| self.beliefs[c].update(&self.infos[c]))
     }
 }
 
@@ -178,6 +177,32 @@ fn exact_beliefs_equal_the_brute_force_set_of_consistent_worlds() {
         }
     }
     assert!(compared > 500, "only {compared} belief states compared");
+}
+
+#[test]
+fn a_cut_belief_gets_back_to_the_exact_set_when_observations_allow() {
+    // Tiny samples, so that sets are cut while they are still small enough to enumerate; a
+    // resync budget that lets them come back.
+    let cfg = BeliefConfig { max_worlds: 10, max_children: 20, resync_budget: 200_000, ..unlimited() };
+    let mut compared = 0;
+    for variant in Variant::ALL {
+        for seed in 0..6 {
+            let start = Position::start(variant);
+            let mut t = Tracked::new(&start, &cfg);
+            let mut brute = [Color::White, Color::Black].map(|c| BruteForce::new(&t.infos[c.index()], 30_000, true));
+            random_game(variant, 3000 + seed, 30, |step| {
+                let reports = t.step(step);
+                for (c, brute) in brute.iter_mut().enumerate() {
+                    let truth = brute.update(&t.infos[c]);
+                    if let (true, Some(truth)) = (reports[c].resynced > 0, truth) {
+                        assert_same_worlds(&t.beliefs[c], truth, &format!("{variant} seed {seed} after a resync"));
+                        compared += 1;
+                    }
+                }
+            });
+        }
+    }
+    assert!(compared >= 20, "only {compared} resynced beliefs compared");
 }
 
 #[test]
