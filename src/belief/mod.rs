@@ -510,21 +510,28 @@ impl Belief {
                 break;
             }
         }
-        // Replays from the last exact set (if recent enough), then from the deep checkpoints,
-        // newest first: a particle filter that knows the later views.
+        // Replays from the last exact set (first if recent enough, else last), and from the deep
+        // checkpoints, newest first: a particle filter that knows the later views.
         let k = self.history.len();
-        let exact_ok = exact.as_ref().filter(|cp| k - cp.events <= 2 * self.cfg.resync_window);
-        let older: Vec<(&Checkpoint, bool)> =
-            exact_ok.map(|cp| (cp, true)).into_iter().chain(deep.iter().rev().map(|cp| (cp, false))).collect();
+        let recent_exact = exact.as_ref().is_some_and(|cp| k - cp.events <= 2 * self.cfg.resync_window);
+        let mut older: Vec<(&Checkpoint, bool)> = deep.iter().rev().map(|cp| (cp, false)).collect();
+        if let Some(cp) = exact.as_ref() {
+            older.insert(if recent_exact { 0 } else { older.len() }, (cp, true));
+        }
+        let (keep, cap) = self.cfg.limits();
         for (i, &(cp, is_exact)) in older.iter().enumerate() {
             if !self.set.is_empty() {
                 break;
             }
-            let share = if i + 1 == older.len() { budget } else { budget / 2 };
+            let mut share = if i + 1 == older.len() { budget } else { budget / 2 };
             budget -= share;
-            // An opponent ply looks at about 30 moves per parent.
-            let cap = (share / ((k - cp.events).max(1) * 30)).clamp(256, self.cfg.limits().1.max(256));
-            if let Some(replayed) = self.replay_from(&cp.set, cp.events, cap, Some(cap)) {
+            // As many worlds per level as the share allows, up to the sample size.
+            let opponent_plies =
+                self.history[cp.events..].iter().filter(|e| matches!(e, Event::Opponent { .. })).count();
+            let keep = (share / (opponent_plies.max(1) * resync::MOVES_PER_PARENT)).max(256).min(keep);
+            let r = self.replay_from(&cp.set, cp.events, cap, Some(keep), &mut share);
+            budget += share;
+            if let Some(replayed) = r {
                 (self.set, anchored) = (replayed.set, cp.anchored);
                 // Nothing cut on the way from an exact set: exact again.
                 self.exact = is_exact && replayed.exact;

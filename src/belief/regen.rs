@@ -12,8 +12,8 @@
 //! show the view of a few events ago, then searches forward from them through the latest events.
 
 use super::keys::world_key;
-use super::lookahead::Lookahead;
 use super::lineage::Anchor;
+use super::lookahead::Lookahead;
 use super::repair::repair;
 use super::step::{goes_on, own_child, Collect, OpponentStep};
 use super::worlds::{WorldBuilder, WorldSet, NO_NODE};

@@ -15,6 +15,9 @@ use super::worlds::WorldSet;
 use super::{last_view, Belief};
 use crate::engine::Event;
 
+/// The moves an opponent ply looks at per world, about, for budgets counted in moves.
+pub(super) const MOVES_PER_PARENT: usize = 30;
+
 /// What a replay from a checkpoint found.
 pub(super) struct Replayed {
     /// The worlds at the end of the history.
@@ -25,11 +28,19 @@ pub(super) struct Replayed {
 
 impl Belief {
     /// Replays the events since `from` from the worlds `roots` held then: every opponent ply
-    /// expanded with at most `cap` children, each of which must be able to reach the latest view
-    /// in the opponent plies left. With `keep` = `None` a cut fails the replay (it is to be
-    /// exact); with `Some(n)` a level is cut to its `n` heaviest worlds and the replay goes on.
-    /// `None` if no world is left.
-    pub(super) fn replay_from(&mut self, roots: &WorldSet, from: usize, cap: usize, keep: Option<usize>) -> Option<Replayed> {
+    /// expanded with at most `cap` children, each of which must be able to reach the later views
+    /// in time. With `keep` = `None` a cut fails the replay (it is to be exact); with `Some(n)` a
+    /// level is cut to its `n` heaviest worlds and the replay goes on. Each opponent ply costs
+    /// [`MOVES_PER_PARENT`] moves per world from `budget`. `None` if no world is left or the
+    /// budget runs out.
+    pub(super) fn replay_from(
+        &mut self,
+        roots: &WorldSet,
+        from: usize,
+        cap: usize,
+        keep: Option<usize>,
+        budget: &mut usize,
+    ) -> Option<Replayed> {
         let n = self.history.len();
         let side = self.side;
         let mut set = roots.clone();
@@ -43,6 +54,7 @@ impl Belief {
                     (goes_on(w) && w.by_color(side.opponent()).contains(*square)).then(|| (w.clone(), key))
                 }),
                 Event::Opponent { obs } => {
+                    *budget = budget.checked_sub(set.len() * MOVES_PER_PARENT)?;
                     let prev = last_view(&self.initial_view, &self.history[..i]);
                     let step = OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share)
                         .reaching(Lookahead::after(&self.history, i, side));
@@ -72,7 +84,7 @@ impl Belief {
     /// it succeeded.
     pub(super) fn resync(&mut self, budget: usize) -> bool {
         let Some(cp) = self.exact_checkpoint.take() else { return false };
-        let replayed = self.replay_from(&cp.set, cp.events, budget, None);
+        let replayed = self.replay_from(&cp.set, cp.events, budget, None, &mut { usize::MAX });
         let Some(replayed) = replayed else {
             self.exact_checkpoint = Some(cp);
             return false;

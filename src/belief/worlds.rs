@@ -5,9 +5,13 @@ use super::keys::world_key;
 use crate::core::{Color, Role};
 use crate::rules::Position;
 use rand::Rng;
+use rayon::prelude::*;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+
+/// Sets smaller than this are mapped on one thread.
+const PARALLEL_MIN: usize = 4096;
 
 /// A lineage id meaning "no lineage kept".
 pub(crate) const NO_NODE: u32 = u32::MAX;
@@ -121,16 +125,22 @@ impl WorldSet {
     }
 
     /// The set of `f(world, key)` over the worlds (a new world and key each, with the weight and
-    /// lineage of the old), dropping those for which it returns `None`.
-    pub fn filter_map(&self, mut f: impl FnMut(&Position, u64) -> Option<(Position, u64)>) -> WorldSet {
+    /// lineage of the old), dropping those for which it returns `None`. Large sets are mapped in
+    /// parallel.
+    pub fn filter_map(&self, f: impl Fn(&Position, u64) -> Option<(Position, u64)> + Sync) -> WorldSet {
+        let map = |i: usize| f(&self.worlds[i], self.keys[i]).map(|(w, k)| (i, w, k));
+        let kept: Vec<(usize, Position, u64)> = if self.len() >= PARALLEL_MIN {
+            (0..self.len()).into_par_iter().filter_map(map).collect()
+        } else {
+            (0..self.len()).filter_map(map).collect()
+        };
         let mut out = WorldSet::default();
-        for i in 0..self.worlds.len() {
-            if let Some((next, key)) = f(&self.worlds[i], self.keys[i]) {
-                out.worlds.push(next);
-                out.keys.push(key);
-                out.weights.push(self.weights[i]);
-                out.nodes.push(self.nodes[i]);
-            }
+        out.worlds.reserve_exact(kept.len());
+        for (i, world, key) in kept {
+            out.worlds.push(world);
+            out.keys.push(key);
+            out.weights.push(self.weights[i]);
+            out.nodes.push(self.nodes[i]);
         }
         out
     }
