@@ -207,11 +207,7 @@ impl<'a> OpponentStep<'a> {
         let quota = sink.quota(fresh.len());
         looked.left_out = fresh.len() > quota;
         if looked.left_out {
-            // Efraimidis-Spirakis: a weighted random order without replacement.
-            let mut order: Vec<(f64, Candidate)> =
-                fresh.into_iter().map(|c| (rng.gen::<f64>().max(f64::MIN_POSITIVE).ln() / c.p.max(1e-12), c)).collect();
-            order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-            fresh = order.into_iter().map(|(_, c)| c).collect();
+            draw_first(&mut fresh, quota, rng);
         }
         let mass: f64 = fresh.iter().map(|c| c.p).sum();
         // Quiet children are sure to match and are built only if the sink lacks them; the others
@@ -268,7 +264,32 @@ impl<'a> OpponentStep<'a> {
     }
 }
 
+/// Moves a weighted random draw of `k` candidates without replacement to the front (the rest
+/// follow in no particular order, for when some of the drawn fail): a partial shuffle when all
+/// chances are equal, else Efraimidis-Spirakis keys.
+fn draw_first(candidates: &mut [Candidate], k: usize, rng: &mut impl Rng) {
+    let n = candidates.len();
+    let p0 = candidates[0].p;
+    if candidates.iter().all(|c| c.p == p0) {
+        for i in 0..k.min(n) {
+            candidates.swap(i, rng.gen_range(i..n));
+        }
+        return;
+    }
+    let mut keyed: Vec<(f64, usize)> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (rng.gen::<f64>().max(f64::MIN_POSITIVE).ln() / c.p.max(1e-12), i))
+        .collect();
+    if k < n {
+        keyed.select_nth_unstable_by(k, |a, b| b.0.total_cmp(&a.0));
+    }
+    let order: Vec<Candidate> = keyed.iter().map(|&(_, i)| candidates[i]).collect();
+    candidates.copy_from_slice(&order);
+}
+
 /// A move that may lead to a consistent child.
+#[derive(Clone, Copy)]
 struct Candidate {
     p: f64,
     m: Move,

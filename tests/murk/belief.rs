@@ -78,6 +78,8 @@ impl BruteForce {
             let mut next: HashMap<String, (Position, f64)> = HashMap::new();
             for (w, weight) in worlds.values().filter(|(w, _)| game_goes_on(w, self.try_rule)) {
                 let successors: Vec<Move> = match event {
+                    // A drop that landed: worlds with a piece on that square would have bounced it.
+                    Event::Own { mv, .. } if mv.is_drop() && w.occupied().contains(mv.to) => continue,
                     Event::Own { mv, .. } => vec![*mv],
                     Event::Opponent { .. } => w.moves().to_vec(),
                     Event::Bounce { square } => {
