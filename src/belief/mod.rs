@@ -116,7 +116,7 @@ impl Default for BeliefConfig {
         BeliefConfig {
             hash_mib: 128,
             max_worlds: 25_000,
-            max_children: 150_000,
+            max_children: 120_000,
             regen_budget: 20_000_000,
             min_worlds: 256,
             rejuvenate_budget: 100_000,
