@@ -1,9 +1,11 @@
 //! The opponent's hidden ply over a whole set of worlds: every world's consistent children,
 //! merged, at most `cap` of them, computed in parallel chunks of parents when the set is large.
 //!
-//! Each parent may add new children in proportion to its share of the weight still to come in
-//! its chunk (and at least an even share of the room left), so that a full set keeps children
-//! of every parent; children that are already held only gain weight.
+//! While the children so far, projected over the parents still to come, fit the room, every
+//! parent adds all its children. Past that, each parent may add new children in proportion to its
+//! share of the weight still to come in its chunk (and at least an even share of the room left),
+//! so that a full set keeps children of every parent; children that are already held only gain
+//! weight.
 
 use super::lineage::Lineage;
 use super::step::{ChildSink, OpponentStep};

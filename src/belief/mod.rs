@@ -60,7 +60,7 @@ use lineage::{Anchor, Lineage};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use step::{goes_on, own_child, OpponentStep};
+use step::{after_bounce, after_own_move, OpponentStep};
 use worlds::{NO_NODE, WORLD_BYTES};
 
 /// How a set too large for the limits is cut down.
@@ -167,10 +167,6 @@ pub struct UpdateReport {
     pub fallback_events: usize,
     /// Worlds added to a sample that had grown narrow.
     pub rejuvenated: usize,
-    /// Children the latest opponent ply made before any cut.
-    pub children: usize,
-    /// The share of the belief's probability that the latest event left standing.
-    pub evidence: f64,
     /// Times the belief got back to the exact set of consistent worlds.
     pub resynced: usize,
     /// Worlds made to show the latest view again after a fallback, when the fallback's worlds
@@ -389,19 +385,13 @@ impl Belief {
         let side = self.side;
         let was_exact = self.exact;
         let next = match self.history[k].clone() {
-            Event::Own { mv, obs } => {
-                self.set.filter_map(|w, key| if goes_on(w) { own_child(w, key, side, mv, &obs) } else { None })
-            }
+            Event::Own { mv, obs } => after_own_move(&self.set, side, mv, &obs),
             Event::Opponent { obs } => {
                 self.cut_parents(k, report);
                 self.expand(&prev, &obs, report)
             }
-            Event::Bounce { square } => {
-                let held = |w: &Position| goes_on(w) && w.by_color(side.opponent()).contains(square);
-                self.set.filter_map(|w, key| held(w).then(|| (w.clone(), key)))
-            }
+            Event::Bounce { square } => after_bounce(&self.set, side, square),
         };
-        report.evidence = next.total_weight();
         let set = std::mem::replace(&mut self.set, next);
         let before = Checkpoint { events: k, set, anchored: !self.fallen_back };
         let seeds = before.set.head(64);
@@ -436,7 +426,6 @@ impl Belief {
         if odds > 0.0 {
             self.greedy_share = (self.greedy_share * seen.greedy / odds).clamp(0.02, 0.98);
         }
-        report.children = children.len();
         if cut {
             self.exact = false;
             report.sampled = true;

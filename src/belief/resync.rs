@@ -10,7 +10,7 @@
 
 use super::expand;
 use super::lookahead::Lookahead;
-use super::step::{goes_on, own_child, OpponentStep};
+use super::step::{after_bounce, after_own_move, OpponentStep};
 use super::worlds::WorldSet;
 use super::{last_view, Belief};
 use crate::engine::Event;
@@ -47,12 +47,8 @@ impl Belief {
         let mut exact = true;
         for i in from..n {
             set = match &self.history[i] {
-                Event::Own { mv, obs } => {
-                    set.filter_map(|w, key| if goes_on(w) { own_child(w, key, side, *mv, obs) } else { None })
-                }
-                Event::Bounce { square } => set.filter_map(|w, key| {
-                    (goes_on(w) && w.by_color(side.opponent()).contains(*square)).then(|| (w.clone(), key))
-                }),
+                Event::Own { mv, obs } => after_own_move(&set, side, *mv, obs),
+                Event::Bounce { square } => after_bounce(&set, side, *square),
                 Event::Opponent { obs } => {
                     *budget = budget.checked_sub(set.len() * MOVES_PER_PARENT)?;
                     let prev = last_view(&self.initial_view, &self.history[..i]);

@@ -11,6 +11,7 @@
 use super::keys::key_delta;
 use super::lookahead::Lookahead;
 use super::model::{MoveChances, OpponentModel};
+use super::worlds::WorldSet;
 use crate::core::attacks;
 use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
 use crate::rules::{Castling, Position};
@@ -66,6 +67,16 @@ pub fn own_child(world: &Position, key: u64, side: Color, mv: Move, obs: &Observ
         && obs.try_armed == arms_try(&child, side, mv)
         && View::of(&child, side) == obs.view;
     ok.then_some((child, child_key))
+}
+
+/// The worlds of `set` after the engine's own move `mv` that reproduce the observation `obs`.
+pub fn after_own_move(set: &WorldSet, side: Color, mv: Move, obs: &Observation) -> WorldSet {
+    set.filter_map(|w, key| if goes_on(w) { own_child(w, key, side, mv, obs) } else { None })
+}
+
+/// The worlds of `set` with an enemy piece on `square`, where the engine's drop bounced.
+pub fn after_bounce(set: &WorldSet, side: Color, square: Square) -> WorldSet {
+    set.filter_map(|w, key| (goes_on(w) && w.by_color(side.opponent()).contains(square)).then(|| (w.clone(), key)))
 }
 
 /// Where the children of a world go.
