@@ -78,6 +78,8 @@ impl Lookahead {
         let mut targets = Vec::new();
         let (mut taken, mut plies) = (Bitboard::EMPTY, 0);
         let later = &history[(i + 1).min(history.len())..];
+        // The last event with a view (a bounce shows none).
+        let last = later.iter().rposition(|e| !matches!(e, Event::Bounce { .. }));
         for (j, event) in later.iter().enumerate() {
             let view = match event {
                 Event::Own { mv, obs } => {
@@ -93,7 +95,7 @@ impl Lookahead {
                 }
                 Event::Bounce { .. } => continue,
             };
-            if targets.len() < NEAR_VIEWS || j + 1 == later.len() {
+            if targets.len() < NEAR_VIEWS || Some(j) == last {
                 targets.push(Target::new(view, taken, plies));
             }
         }

@@ -80,7 +80,8 @@ impl MurkSearcher {
             None => (defaults.regen_budget, defaults.rejuvenate_budget, defaults.max_children),
         };
         belief.set_work_budgets(regen, rejuvenate);
-        belief.set_size_limits((children / 6).min(defaults.max_worlds), children);
+        let worlds = children * defaults.max_worlds / defaults.max_children;
+        belief.set_size_limits(worlds, children);
         let note = belief.update(info).info_string();
         (belief.len(), note)
     }
