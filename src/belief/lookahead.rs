@@ -1,8 +1,10 @@
 //! A necessary condition for a world to lead on to later views: the opponent plies it needs to
-//! put its pieces where each later view shows them must not exceed the opponent plies before that
-//! view. Used when the belief replays events it has already seen the end of (regeneration,
-//! resync), so that worlds with no future are dropped early.
+//! put its pieces where each later view shows them (counted per piece: the nearest piece of the
+//! role shown, on an empty board) must not exceed the opponent plies before that view. Used when
+//! the belief replays events it has already seen the end of (regeneration, resync), so that
+//! worlds with no future are dropped early.
 
+use super::approach::{Approach, FAR};
 use crate::core::{Bitboard, Color, MoveKind, Role, Square};
 use crate::engine::Event;
 use crate::rules::Position;
@@ -23,10 +25,13 @@ struct Target {
     taken: Bitboard,
     /// Opponent plies before this view.
     plies: u32,
+    /// The roles the enemy may have put in its hand by capturing before this view (in
+    /// Crazyhouse: the role taken, or a pawn if the piece taken was promoted).
+    gained: [bool; Role::COUNT],
 }
 
 impl Target {
-    fn new(view: &View, taken: Bitboard, plies: u32) -> Target {
+    fn new(view: &View, taken: Bitboard, plies: u32, gained: [bool; Role::COUNT]) -> Target {
         let enemy = view.side().opponent();
         let mut roles = [Bitboard::EMPTY; Role::COUNT];
         for role in Role::ALL {
@@ -39,17 +44,20 @@ impl Target {
             roles,
             taken,
             plies,
+            gained,
         }
     }
 
     /// A lower bound on the opponent plies `pos` needs to show this view's enemy pieces.
     ///
-    /// Every square the view shows an enemy piece on needs that piece to arrive unless the world
-    /// already has it there; every known square the view shows without an enemy piece needs the
-    /// world's enemy piece there to leave, unless one of the engine's own moves lands there
-    /// first. One opponent ply makes one arrival and one departure (castling two of each, a drop
-    /// only an arrival), so the plies needed are at least the larger count, less one while the
-    /// enemy may still castle.
+    /// Every square the view shows an enemy piece on needs a piece to arrive unless the world
+    /// already has it there; each arrival needs its own piece, which takes at least as many plies
+    /// as the nearest piece of that role needs on an empty board (one for a drop from the hand,
+    /// the pushes to the last rank for a promotion). Every known square the view shows without an
+    /// enemy piece needs the world's enemy piece there to leave, unless one of the engine's own
+    /// moves lands there first. One opponent ply makes one departure, so the plies needed are at
+    /// least the larger of the two counts; castling moves two pieces in one ply, so while the
+    /// enemy may castle, king and rook arrivals count one each and the total one less.
     fn plies_needed(&self, pos: &Position, enemy: Color) -> u32 {
         let mine = pos.by_color(enemy) & self.known;
         let mut wrong_role = Bitboard::EMPTY;
@@ -58,9 +66,45 @@ impl Target {
         }
         let arrivals = (self.enemy & !mine) | wrong_role;
         let departures = ((mine & !self.enemy) | wrong_role) & !self.taken;
-        let need = arrivals.count().max(departures.count());
         let castles = pos.castling().has(enemy, true) || pos.castling().has(enemy, false);
-        need.saturating_sub(castles as u32)
+        // A silhouette's role is unknown: one ply at least.
+        let mut cost = (arrivals & !self.seen).count();
+        if arrivals.any() {
+            let approach = Approach::of(pos.variant());
+            for role in Role::ALL {
+                for sq in arrivals & self.roles[role.index()] {
+                    let mut c = approach.moves(enemy, role, sq, pos.pieces(enemy, role));
+                    if c > 1 {
+                        c = c.min(self.shortcut(pos, enemy, role, sq));
+                    }
+                    if castles && matches!(role, Role::King | Role::Rook) {
+                        c = c.min(1);
+                    }
+                    cost += c;
+                }
+            }
+        }
+        cost.max(departures.count()).saturating_sub(castles as u32)
+    }
+
+    /// The fewest plies a piece of `role` can reach `sq` in other than by moving there: a drop
+    /// (one ply) or a pawn's promotion (its pushes to the last rank, plus a move on if `sq` is
+    /// not on it).
+    fn shortcut(&self, pos: &Position, enemy: Color, role: Role, sq: Square) -> u32 {
+        let variant = pos.variant();
+        if variant.has_hands() && (self.gained[role.index()] || pos.hand(enemy).count(role) > 0) {
+            return 1;
+        }
+        if !variant.promotion_roles().contains(&role) {
+            return FAR as u32;
+        }
+        // The most advanced pawn: from relative rank r it needs 7 - r pushes, one fewer from
+        // its second rank (the double step).
+        let Some(rank) = pos.pieces(enemy, Role::Pawn).map(|p| enemy.relative_rank(p.rank())).max() else {
+            return FAR as u32;
+        };
+        let pushes = (7 - rank as u32).saturating_sub((rank == 1) as u32);
+        pushes + (enemy.relative_rank(sq.rank()) != 7) as u32
     }
 }
 
@@ -76,7 +120,7 @@ impl Lookahead {
     /// views of the next few events and of the last one.
     pub fn after(history: &[Event], i: usize, side: Color) -> Lookahead {
         let mut targets = Vec::new();
-        let (mut taken, mut plies) = (Bitboard::EMPTY, 0);
+        let (mut taken, mut plies, mut gained) = (Bitboard::EMPTY, 0, [false; Role::COUNT]);
         let later = &history[(i + 1).min(history.len())..];
         // The last event with a view (a bounce shows none).
         let last = later.iter().rposition(|e| !matches!(e, Event::Bounce { .. }));
@@ -91,12 +135,16 @@ impl Lookahead {
                 }
                 Event::Opponent { obs } => {
                     plies += 1;
+                    if let Some((_, role)) = obs.captured {
+                        gained[role.index()] = true;
+                        gained[Role::Pawn.index()] = true;
+                    }
                     &obs.view
                 }
                 Event::Bounce { .. } => continue,
             };
             if targets.len() < NEAR_VIEWS || Some(j) == last {
-                targets.push(Target::new(view, taken, plies));
+                targets.push(Target::new(view, taken, plies, gained));
             }
         }
         Lookahead { enemy: side.opponent(), targets }

@@ -33,6 +33,7 @@
 //! [`Belief::square_probabilities`] / [`Belief::enemy_hands`] for what each square and the enemy
 //! hand hold.
 
+mod approach;
 pub mod baseline;
 pub mod eval;
 mod expand;
