@@ -19,6 +19,8 @@ use std::ops::Range;
 
 /// Sets smaller than this are expanded on one thread.
 const PARALLEL_MIN: usize = 4096;
+/// Children per parent to make room for at first.
+const CHILDREN_GUESS: usize = 8;
 
 /// The children of one chunk of parents. A new child's lineage id is, for now, its index in
 /// `origins`: the parent's lineage id and the move.
@@ -65,7 +67,9 @@ impl ChildSink for ChunkSink<'_> {
 /// Expands the parents in `range`, adding at most about `cap` new children.
 fn expand_chunk(step: &OpponentStep, parents: &WorldSet, range: Range<usize>, cap: usize, seed: u64) -> Chunk {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut chunk = Chunk::default();
+    // Room for the children up front: growing a large set copies it and rebuilds its index.
+    let room = cap.min(range.len() * CHILDREN_GUESS);
+    let mut chunk = Chunk { builder: WorldBuilder::with_capacity(room), ..Chunk::default() };
     let mut remaining: f64 = parents.weights()[range.clone()].iter().sum();
     let (start, end) = (range.start, range.end);
     for i in range {

@@ -17,6 +17,7 @@ use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
 use crate::rules::{Castling, Position};
 use crate::view::{Observation, View};
 use rand::Rng;
+use std::collections::HashMap;
 
 /// The squares whose content `m` changes in `pos`.
 pub fn touched(pos: &Position, m: Move) -> Bitboard {
@@ -55,6 +56,18 @@ pub fn arms_try(after: &Position, mover: Color, mv: Move) -> bool {
 /// in every world that shows that view; a drop into the fog landed, so a world holding a piece
 /// on that square is not consistent.
 pub fn own_child(world: &Position, key: u64, side: Color, mv: Move, obs: &Observation) -> Option<(Position, u64)> {
+    own_child_shown(world, key, side, mv, obs, |child| View::of(child, side) == obs.view)
+}
+
+/// [`own_child`] with the view test left to `shows`.
+fn own_child_shown(
+    world: &Position,
+    key: u64,
+    side: Color,
+    mv: Move,
+    obs: &Observation,
+    shows: impl FnOnce(&Position) -> bool,
+) -> Option<(Position, u64)> {
     if mv.is_drop() && world.occupied().contains(mv.to) {
         return None;
     }
@@ -65,13 +78,23 @@ pub fn own_child(world: &Position, key: u64, side: Color, mv: Move, obs: &Observ
     let ok = captured.is_none_or(|(_, p)| p.color != side)
         && obs.captured.is_none()
         && obs.try_armed == arms_try(&child, side, mv)
-        && View::of(&child, side) == obs.view;
+        && shows(&child);
     ok.then_some((child, child_key))
 }
 
-/// The worlds of `set` after the engine's own move `mv` that reproduce the observation `obs`.
+/// The worlds of `set` after the engine's own move `mv` that reproduce the observation `obs`
+/// (the view computed once per group of worlds alike around it, see [`ViewCheck`]).
 pub fn after_own_move(set: &WorldSet, side: Color, mv: Move, obs: &Observation) -> WorldSet {
-    set.filter_map(|w, key| if goes_on(w) { own_child(w, key, side, mv, obs) } else { None })
+    set.filter_map_with(
+        || ViewCheck::new(&obs.view),
+        |check, w, key| {
+            if goes_on(w) {
+                own_child_shown(w, key, side, mv, obs, |child| check.shows(child))
+            } else {
+                None
+            }
+        },
+    )
 }
 
 /// The worlds of `set` with an enemy piece on `square`, where the engine's drop bounced.
@@ -101,15 +124,83 @@ impl ChildSink for Collect {
     }
 }
 
-/// Everything about one opponent ply that is the same for every world.
-pub struct OpponentStep<'a> {
-    side: Color,
-    obs: &'a Observation,
+/// What a view shows on its known squares, to compare worlds with it square by square.
+struct Shown {
     seen: Bitboard,
     known: Bitboard,
     colors: [Bitboard; 2],
     roles: [Bitboard; Role::COUNT],
     promoted: Bitboard,
+}
+
+impl Shown {
+    fn new(view: &View) -> Shown {
+        let mut roles = [Bitboard::EMPTY; Role::COUNT];
+        for role in Role::ALL {
+            roles[role.index()] = view.pieces(Color::White, role) | view.pieces(Color::Black, role);
+        }
+        Shown {
+            seen: view.seen(),
+            known: view.seen() | view.silhouettes(),
+            colors: [view.by_color(Color::White), view.by_color(Color::Black)],
+            roles,
+            promoted: view.promoted(),
+        }
+    }
+
+    /// The known squares where `pos` disagrees with the view.
+    fn diff(&self, pos: &Position) -> Bitboard {
+        let mut d = Bitboard::EMPTY;
+        for color in Color::ALL {
+            d |= (pos.by_color(color) ^ self.colors[color.index()]) & self.known;
+        }
+        for role in Role::ALL {
+            d |= (pos.by_role(role) ^ self.roles[role.index()]) & self.seen;
+        }
+        d | ((pos.promoted() ^ self.promoted) & self.seen)
+    }
+}
+
+/// Tells whether worlds show a view, computing the view once for all worlds that agree with it
+/// on its known squares and hold the same pieces on the fog squares that can change it (see
+/// [`zone`]), with the same en-passant square and castling rights.
+pub struct ViewCheck<'a> {
+    view: &'a View,
+    shown: Shown,
+    fog_zone: Bitboard,
+    verdicts: HashMap<(u64, u64, u8, u8), bool>,
+}
+
+impl<'a> ViewCheck<'a> {
+    /// A check against `view`.
+    pub fn new(view: &'a View) -> ViewCheck<'a> {
+        ViewCheck { view, shown: Shown::new(view), fog_zone: zone(view) & view.fog(), verdicts: HashMap::new() }
+    }
+
+    /// True if the viewer of `view` sees exactly `view` in `pos`.
+    pub fn shows(&mut self, pos: &Position) -> bool {
+        if self.shown.diff(pos).any() {
+            debug_assert!(View::of(pos, self.view.side()) != *self.view, "a known square disagrees yet the view matches");
+            return false;
+        }
+        let key = (
+            (pos.by_color(Color::White) & self.fog_zone).0,
+            (pos.by_color(Color::Black) & self.fog_zone).0,
+            pos.ep_square().map_or(u8::MAX, |sq| sq.index() as u8),
+            pos.castling().0,
+        );
+        let view = self.view;
+        let verdict = *self.verdicts.entry(key).or_insert_with(|| View::of(pos, view.side()) == *view);
+        debug_assert_eq!(verdict, View::of(pos, view.side()) == *view, "worlds alike around the view see differently");
+        verdict
+    }
+}
+
+/// Everything about one opponent ply that is the same for every world.
+pub struct OpponentStep<'a> {
+    side: Color,
+    obs: &'a Observation,
+    shown: Shown,
     zone: Bitboard,
     required: Bitboard,
     unchanged: bool,
@@ -138,19 +229,10 @@ impl<'a> OpponentStep<'a> {
     /// [`OpponentModel::Adaptive`]).
     pub fn new(prev: &View, obs: &'a Observation, model: OpponentModel, greedy_share: f64) -> OpponentStep<'a> {
         let view = &obs.view;
-        let side = view.side();
-        let mut roles = [Bitboard::EMPTY; Role::COUNT];
-        for role in Role::ALL {
-            roles[role.index()] = view.pieces(Color::White, role) | view.pieces(Color::Black, role);
-        }
         OpponentStep {
-            side,
+            side: view.side(),
             obs,
-            seen: view.seen(),
-            known: view.seen() | view.silhouettes(),
-            colors: [view.by_color(Color::White), view.by_color(Color::Black)],
-            roles,
-            promoted: view.promoted(),
+            shown: Shown::new(view),
             zone: zone(prev),
             required: obs.captured.map_or(Bitboard::EMPTY, |(sq, _)| Bitboard::from_square(sq)),
             unchanged: view == prev && obs.captured.is_none() && !obs.try_armed,
@@ -170,18 +252,6 @@ impl<'a> OpponentStep<'a> {
         self.reach.as_ref().is_none_or(|l| l.allows(&played(parent, m).0))
     }
 
-    /// The known squares where `pos` disagrees with the observation.
-    fn diff(&self, pos: &Position) -> Bitboard {
-        let mut d = Bitboard::EMPTY;
-        for color in Color::ALL {
-            d |= (pos.by_color(color) ^ self.colors[color.index()]) & self.known;
-        }
-        for role in Role::ALL {
-            d |= (pos.by_role(role) ^ self.roles[role.index()]) & self.seen;
-        }
-        d | ((pos.promoted() ^ self.promoted) & self.seen)
-    }
-
     /// The full test: the child's view and capture report are the observed ones.
     fn accepts(&self, child: &Position, captured: Option<(Square, Piece)>) -> bool {
         let report = captured.filter(|(_, p)| p.color == self.side).map(|(sq, p)| (sq, p.role));
@@ -198,7 +268,7 @@ impl<'a> OpponentStep<'a> {
         if !goes_on(parent) {
             return looked;
         }
-        let d = self.diff(parent);
+        let d = self.shown.diff(parent);
         if d.count() > 4 {
             return looked;
         }
@@ -261,7 +331,7 @@ impl<'a> OpponentStep<'a> {
     /// changed); `None` if it cannot match.
     fn candidate(&self, parent: &Position, m: Move, d: Bitboard) -> Option<bool> {
         let t = touched(parent, m);
-        if t & self.known != d || t & self.required != self.required {
+        if t & self.shown.known != d || t & self.required != self.required {
             return None;
         }
         let double_push =

@@ -128,11 +128,21 @@ impl WorldSet {
     /// lineage of the old), dropping those for which it returns `None`. Large sets are mapped in
     /// parallel.
     pub fn filter_map(&self, f: impl Fn(&Position, u64) -> Option<(Position, u64)> + Sync) -> WorldSet {
-        let map = |i: usize| f(&self.worlds[i], self.keys[i]).map(|(w, k)| (i, w, k));
+        self.filter_map_with(|| (), |_, w, key| f(w, key))
+    }
+
+    /// [`WorldSet::filter_map`] with a scratch value made by `init` for each thread (a cache).
+    pub fn filter_map_with<T>(
+        &self,
+        init: impl Fn() -> T + Sync,
+        f: impl Fn(&mut T, &Position, u64) -> Option<(Position, u64)> + Sync,
+    ) -> WorldSet {
+        let map = |scratch: &mut T, i: usize| f(scratch, &self.worlds[i], self.keys[i]).map(|(w, k)| (i, w, k));
         let kept: Vec<(usize, Position, u64)> = if self.len() >= PARALLEL_MIN {
-            (0..self.len()).into_par_iter().filter_map(map).collect()
+            (0..self.len()).into_par_iter().map_init(&init, map).flatten().collect()
         } else {
-            (0..self.len()).filter_map(map).collect()
+            let mut scratch = init();
+            (0..self.len()).filter_map(|i| map(&mut scratch, i)).collect()
         };
         let mut out = WorldSet::default();
         out.worlds.reserve_exact(kept.len());
@@ -280,9 +290,29 @@ impl WorldBuilder {
         WorldBuilder::default()
     }
 
+    /// An empty builder with room for `n` worlds before it grows.
+    pub fn with_capacity(n: usize) -> WorldBuilder {
+        let set = WorldSet {
+            worlds: Vec::with_capacity(n),
+            keys: Vec::with_capacity(n),
+            weights: Vec::with_capacity(n),
+            nodes: Vec::with_capacity(n),
+        };
+        WorldBuilder { set, index: KeyMap::with_capacity_and_hasher(n, Default::default()) }
+    }
+
     /// Number of distinct worlds so far.
     pub fn len(&self) -> usize {
         self.set.len()
+    }
+
+    /// Makes room for `n` more worlds.
+    fn reserve(&mut self, n: usize) {
+        self.set.worlds.reserve(n);
+        self.set.keys.reserve(n);
+        self.set.weights.reserve(n);
+        self.set.nodes.reserve(n);
+        self.index.reserve(n);
     }
 
     /// Adds `weight` to `pos` (whose key is `key`), storing it with the lineage id `node()` if it
@@ -321,6 +351,7 @@ impl WorldBuilder {
     /// `offset`.
     pub fn absorb(&mut self, set: WorldSet, offset: u32) {
         let WorldSet { worlds, keys, weights, nodes } = set;
+        self.reserve(worlds.len());
         for (((world, key), weight), node) in worlds.into_iter().zip(keys).zip(weights).zip(nodes) {
             self.add(key, world, weight, || node + offset);
         }
