@@ -17,6 +17,7 @@ use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
 use crate::rules::{Castling, Position};
 use crate::view::{Observation, View};
 use rand::Rng;
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 /// The squares whose content `m` changes in `pos`.
@@ -275,7 +276,29 @@ impl<'a> OpponentStep<'a> {
         let moves = parent.moves();
         looked.moves = moves.len();
         let chances = MoveChances::new(self.model, self.greedy_share, parent, &moves, self.side);
-        let mut fresh = Vec::new();
+        SCRATCH.with_borrow_mut(|(fresh, kept)| {
+            fresh.clear();
+            kept.clear();
+            self.children_from(parent, key, &moves, &chances, d, (fresh, kept), sink, rng, &mut looked);
+        });
+        looked
+    }
+
+    /// The rest of [`OpponentStep::children`], with buffers for the candidate moves and the
+    /// children kept.
+    #[allow(clippy::too_many_arguments)]
+    fn children_from(
+        &self,
+        parent: &Position,
+        key: u64,
+        moves: &[Move],
+        chances: &MoveChances,
+        d: Bitboard,
+        (fresh, kept): (&mut Vec<Candidate>, &mut Vec<(Candidate, Option<Position>)>),
+        sink: &mut impl ChildSink,
+        rng: &mut impl Rng,
+        looked: &mut Looked,
+    ) {
         for &m in moves.iter() {
             if let Some(quiet) = self.candidate(parent, m, d) {
                 (looked.uniform, looked.greedy) =
@@ -288,13 +311,13 @@ impl<'a> OpponentStep<'a> {
         let quota = sink.quota(fresh.len());
         looked.left_out = fresh.len() > quota;
         if looked.left_out {
-            draw_first(&mut fresh, quota, rng);
+            draw_first(fresh, quota, rng);
         }
         let mass: f64 = fresh.iter().map(|c| c.p).sum();
         // Quiet children are sure to match and are built only if the sink lacks them; the others
         // are built now to compare their views.
-        let (mut tried, mut kept) = (0.0, Vec::new());
-        for c in fresh {
+        let mut tried = 0.0;
+        for &c in fresh.iter() {
             if kept.len() >= quota {
                 break;
             }
@@ -313,11 +336,10 @@ impl<'a> OpponentStep<'a> {
             }
         }
         let scale = if tried > 0.0 { mass / tried } else { 1.0 };
-        for (c, child) in kept {
+        for (c, child) in kept.drain(..) {
             let build = || child.unwrap_or_else(|| played(parent, c.m).0);
             sink.take(key ^ key_delta(parent, c.m), build, c.m, c.p * scale);
         }
-        looked
     }
 
     /// The full test for the child of `parent` by `m`.
@@ -367,6 +389,11 @@ fn draw_first(candidates: &mut [Candidate], k: usize, rng: &mut impl Rng) {
     }
     let order: Vec<Candidate> = keyed.iter().map(|&(_, i)| candidates[i]).collect();
     candidates.copy_from_slice(&order);
+}
+
+thread_local! {
+    /// Buffers for [`OpponentStep::children`], reused from one parent to the next.
+    static SCRATCH: RefCell<(Vec<Candidate>, Vec<(Candidate, Option<Position>)>)> = RefCell::default();
 }
 
 /// A move that may lead to a consistent child.

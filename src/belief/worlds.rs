@@ -138,15 +138,16 @@ impl WorldSet {
         f: impl Fn(&mut T, &Position, u64) -> Option<(Position, u64)> + Sync,
     ) -> WorldSet {
         let map = |scratch: &mut T, i: usize| f(scratch, &self.worlds[i], self.keys[i]).map(|(w, k)| (i, w, k));
-        let kept: Vec<(usize, Position, u64)> = if self.len() >= PARALLEL_MIN {
-            (0..self.len()).into_par_iter().map_init(&init, map).flatten().collect()
+        // One slot per world (an exact-size collect, nothing regrown), the kept ones then moved.
+        let mapped: Vec<Option<(usize, Position, u64)>> = if self.len() >= PARALLEL_MIN {
+            (0..self.len()).into_par_iter().map_init(&init, map).collect()
         } else {
             let mut scratch = init();
-            (0..self.len()).filter_map(|i| map(&mut scratch, i)).collect()
+            (0..self.len()).map(|i| map(&mut scratch, i)).collect()
         };
         let mut out = WorldSet::default();
-        out.worlds.reserve_exact(kept.len());
-        for (i, world, key) in kept {
+        out.worlds.reserve_exact(mapped.iter().flatten().count());
+        for (i, world, key) in mapped.into_iter().flatten() {
             out.worlds.push(world);
             out.keys.push(key);
             out.weights.push(self.weights[i]);
