@@ -48,7 +48,8 @@ impl Target {
         }
     }
 
-    /// A lower bound on the opponent plies `pos` needs to show this view's enemy pieces.
+    /// True if `pos` may show this view's enemy pieces within the opponent plies before it, by a
+    /// lower bound on the plies it needs.
     ///
     /// Every square the view shows an enemy piece on needs a piece to arrive unless the world
     /// already has it there; each arrival needs its own piece, which takes at least as many plies
@@ -58,7 +59,7 @@ impl Target {
     /// moves lands there first. One opponent ply makes one departure, so the plies needed are at
     /// least the larger of the two counts; castling moves two pieces in one ply, so while the
     /// enemy may castle, king and rook arrivals count one each and the total one less.
-    fn plies_needed(&self, pos: &Position, enemy: Color) -> u32 {
+    fn reachable(&self, pos: &Position, enemy: Color) -> bool {
         let mine = pos.by_color(enemy) & self.known;
         let mut wrong_role = Bitboard::EMPTY;
         for role in Role::ALL {
@@ -67,24 +68,30 @@ impl Target {
         let arrivals = (self.enemy & !mine) | wrong_role;
         let departures = ((mine & !self.enemy) | wrong_role) & !self.taken;
         let castles = pos.castling().has(enemy, true) || pos.castling().has(enemy, false);
+        let allowed = self.plies + castles as u32;
+        // Every arrival costs a ply at least: the counts alone settle most worlds.
+        if departures.count() > allowed || arrivals.count() > allowed {
+            return false;
+        }
         // A silhouette's role is unknown: one ply at least.
         let mut cost = (arrivals & !self.seen).count();
-        if arrivals.any() {
-            let approach = Approach::of(pos.variant());
-            for role in Role::ALL {
-                for sq in arrivals & self.roles[role.index()] {
-                    let mut c = approach.moves(enemy, role, sq, pos.pieces(enemy, role));
-                    if c > 1 {
-                        c = c.min(self.shortcut(pos, enemy, role, sq));
-                    }
-                    if castles && matches!(role, Role::King | Role::Rook) {
-                        c = c.min(1);
-                    }
-                    cost += c;
+        let approach = Approach::of(pos.variant());
+        for role in Role::ALL {
+            for sq in arrivals & self.roles[role.index()] {
+                let mut c = approach.moves(enemy, role, sq, pos.pieces(enemy, role));
+                if c > 1 {
+                    c = c.min(self.shortcut(pos, enemy, role, sq));
+                }
+                if castles && matches!(role, Role::King | Role::Rook) {
+                    c = c.min(1);
+                }
+                cost += c;
+                if cost > allowed {
+                    return false;
                 }
             }
         }
-        cost.max(departures.count()).saturating_sub(castles as u32)
+        true
     }
 
     /// The fewest plies a piece of `role` can reach `sq` in other than by moving there: a drop
@@ -152,7 +159,7 @@ impl Lookahead {
 
     /// False if `pos` cannot show some later view's enemy pieces in the opponent plies before it.
     pub fn allows(&self, pos: &Position) -> bool {
-        self.targets.iter().all(|t| t.plies_needed(pos, self.enemy) <= t.plies)
+        self.targets.iter().all(|t| t.reachable(pos, self.enemy))
     }
 }
 

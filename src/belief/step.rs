@@ -11,14 +11,13 @@
 use super::keys::key_delta;
 use super::lookahead::Lookahead;
 use super::model::{MoveChances, OpponentModel};
-use super::worlds::WorldSet;
+use super::worlds::{WordMap, WorldSet};
 use crate::core::attacks;
 use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
 use crate::rules::{Castling, Position};
 use crate::view::{Observation, View};
 use rand::Rng;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 /// The squares whose content `m` changes in `pos`.
 pub fn touched(pos: &Position, m: Move) -> Bitboard {
@@ -169,13 +168,13 @@ pub struct ViewCheck<'a> {
     view: &'a View,
     shown: Shown,
     fog_zone: Bitboard,
-    verdicts: HashMap<(u64, u64, u8, u8), bool>,
+    verdicts: WordMap<(u64, u64, u8, u8), bool>,
 }
 
 impl<'a> ViewCheck<'a> {
     /// A check against `view`.
     pub fn new(view: &'a View) -> ViewCheck<'a> {
-        ViewCheck { view, shown: Shown::new(view), fog_zone: zone(view) & view.fog(), verdicts: HashMap::new() }
+        ViewCheck { view, shown: Shown::new(view), fog_zone: zone(view) & view.fog(), verdicts: WordMap::default() }
     }
 
     /// True if the viewer of `view` sees exactly `view` in `pos`.

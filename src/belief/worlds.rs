@@ -29,7 +29,8 @@ pub fn same_world(a: &Position, b: &Position) -> bool {
         && a.ep_square() == b.ep_square()
 }
 
-/// A hasher for keys that are already well mixed (Zobrist keys).
+/// A cheap hasher for keys made of a few well-mixed words (Zobrist keys, bitboards): each word
+/// is folded in with one multiplication.
 #[derive(Default)]
 pub(crate) struct KeyHasher(u64);
 
@@ -39,17 +40,23 @@ impl Hasher for KeyHasher {
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 = (self.0 << 8 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            self.write_u64(b as u64);
         }
     }
+    fn write_u8(&mut self, x: u8) {
+        self.write_u64(x as u64);
+    }
     fn write_u64(&mut self, x: u64) {
-        self.0 = x;
+        self.0 = (self.0.rotate_left(26) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     }
 }
 
+/// A hash map keyed by a few well-mixed words.
+pub(crate) type WordMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
+
 /// Key -> (index in the set, weight): the weight lives next to the key, so that merging a
 /// duplicate touches one cache line.
-type KeyMap = HashMap<u64, (u32, f64), BuildHasherDefault<KeyHasher>>;
+type KeyMap = WordMap<u64, (u32, f64)>;
 
 /// Bytes one stored world costs, index entry included (for the memory budget).
 pub const WORLD_BYTES: usize = std::mem::size_of::<Position>() + 8 + 8 + 4 + 24;
