@@ -32,7 +32,7 @@ impl Approach {
                 // Every move the piece could make from each square with nothing in the way (a
                 // capture allowed anywhere).
                 let step: Vec<Bitboard> = (0..64u8)
-                    .map(|i| Square::new_unchecked(i))
+                    .map(Square::new_unchecked)
                     .map(|sq| {
                         if board.contains(sq) {
                             reach(role, color, sq, Bitboard::EMPTY, board, board)

@@ -180,7 +180,10 @@ impl<'a> ViewCheck<'a> {
     /// True if the viewer of `view` sees exactly `view` in `pos`.
     pub fn shows(&mut self, pos: &Position) -> bool {
         if self.shown.diff(pos).any() {
-            debug_assert!(View::of(pos, self.view.side()) != *self.view, "a known square disagrees yet the view matches");
+            debug_assert!(
+                View::of(pos, self.view.side()) != *self.view,
+                "a known square disagrees yet the view matches"
+            );
             return false;
         }
         let key = (
@@ -275,70 +278,53 @@ impl<'a> OpponentStep<'a> {
         let moves = parent.moves();
         looked.moves = moves.len();
         let chances = MoveChances::new(self.model, self.greedy_share, parent, &moves, self.side);
-        SCRATCH.with_borrow_mut(|(fresh, kept)| {
+        SCRATCH.with_borrow_mut(|buffers| {
+            let Buffers { fresh, kept } = buffers;
             fresh.clear();
             kept.clear();
-            self.children_from(parent, key, &moves, &chances, d, (fresh, kept), sink, rng, &mut looked);
-        });
-        looked
-    }
-
-    /// The rest of [`OpponentStep::children`], with buffers for the candidate moves and the
-    /// children kept.
-    #[allow(clippy::too_many_arguments)]
-    fn children_from(
-        &self,
-        parent: &Position,
-        key: u64,
-        moves: &[Move],
-        chances: &MoveChances,
-        d: Bitboard,
-        (fresh, kept): (&mut Vec<Candidate>, &mut Vec<(Candidate, Option<Position>)>),
-        sink: &mut impl ChildSink,
-        rng: &mut impl Rng,
-        looked: &mut Looked,
-    ) {
-        for &m in moves.iter() {
-            if let Some(quiet) = self.candidate(parent, m, d) {
-                (looked.uniform, looked.greedy) =
-                    (looked.uniform + chances.uniform(), looked.greedy + chances.greedy(parent, m));
-                if self.may_reach(parent, m) {
-                    fresh.push(Candidate { p: chances.chance(parent, m), m, quiet });
+            for &m in moves.iter() {
+                if let Some(quiet) = self.candidate(parent, m, d) {
+                    (looked.uniform, looked.greedy) =
+                        (looked.uniform + chances.uniform(), looked.greedy + chances.greedy(parent, m));
+                    if self.may_reach(parent, m) {
+                        fresh.push(Candidate { p: chances.chance(parent, m), m, quiet });
+                    }
                 }
             }
-        }
-        let quota = sink.quota(fresh.len());
-        looked.left_out = fresh.len() > quota;
-        if looked.left_out {
-            draw_first(fresh, quota, rng);
-        }
-        let mass: f64 = fresh.iter().map(|c| c.p).sum();
-        // Quiet children are sure to match and are built only if the sink lacks them; the others
-        // are built now to compare their views.
-        let mut tried = 0.0;
-        for &c in fresh.iter() {
-            if kept.len() >= quota {
-                break;
+            let quota = sink.quota(fresh.len());
+            looked.left_out = fresh.len() > quota;
+            if looked.left_out {
+                draw_first(fresh, quota, rng);
             }
-            tried += c.p;
-            if c.quiet {
-                debug_assert!(self.accepts_move(parent, c.m), "zone shortcut disagrees with the view");
-                kept.push((c, None));
-                continue;
+            let mass: f64 = fresh.iter().map(|c| c.p).sum();
+            // Quiet children are sure to match and are built only if the sink lacks them; the others
+            // are built now to compare their views.
+            let mut tried = 0.0;
+            for &c in fresh.iter() {
+                if kept.len() >= quota {
+                    break;
+                }
+                tried += c.p;
+                if c.quiet {
+                    debug_assert!(self.accepts_move(parent, c.m), "zone shortcut disagrees with the view");
+                    kept.push((c, None));
+                    continue;
+                }
+                let (child, captured) = played(parent, c.m);
+                if self.accepts(&child, captured) {
+                    kept.push((c, Some(child)));
+                } else {
+                    (looked.uniform, looked.greedy) =
+                        (looked.uniform - chances.uniform(), looked.greedy - chances.greedy(parent, c.m));
+                }
             }
-            let (child, captured) = played(parent, c.m);
-            if self.accepts(&child, captured) {
-                kept.push((c, Some(child)));
-            } else {
-                (looked.uniform, looked.greedy) =
-                    (looked.uniform - chances.uniform(), looked.greedy - chances.greedy(parent, c.m));
+            let scale = if tried > 0.0 { mass / tried } else { 1.0 };
+            for (c, child) in kept.drain(..) {
+                let build = || child.unwrap_or_else(|| played(parent, c.m).0);
+                sink.take(key ^ key_delta(parent, c.m), build, c.m, c.p * scale);
             }
-        }
-        let scale = if tried > 0.0 { mass / tried } else { 1.0 };
-        for (c, child) in kept.drain(..) {
-            let build = || child.unwrap_or_else(|| played(parent, c.m).0);
-            sink.take(key ^ key_delta(parent, c.m), build, c.m, c.p * scale);
-        }
+        });
+        looked
     }
 
     /// The full test for the child of `parent` by `m`.
@@ -392,7 +378,14 @@ fn draw_first(candidates: &mut [Candidate], k: usize, rng: &mut impl Rng) {
 
 thread_local! {
     /// Buffers for [`OpponentStep::children`], reused from one parent to the next.
-    static SCRATCH: RefCell<(Vec<Candidate>, Vec<(Candidate, Option<Position>)>)> = RefCell::default();
+    static SCRATCH: RefCell<Buffers> = RefCell::default();
+}
+
+/// The candidate moves of one parent and the children it keeps (built ones with their world).
+#[derive(Default)]
+struct Buffers {
+    fresh: Vec<Candidate>,
+    kept: Vec<(Candidate, Option<Position>)>,
 }
 
 /// A move that may lead to a consistent child.
