@@ -60,6 +60,12 @@ impl Target {
     /// least the larger of the two counts; castling moves two pieces in one ply, so while the
     /// enemy may castle, king and rook arrivals count one each and the total one less.
     fn reachable(&self, pos: &Position, enemy: Color) -> bool {
+        self.cost(pos, enemy).is_some()
+    }
+
+    /// The plies the bound of [`Target::reachable`] counts for `pos`, or `None` if more than the
+    /// opponent plies before this view.
+    fn cost(&self, pos: &Position, enemy: Color) -> Option<u32> {
         let mine = pos.by_color(enemy) & self.known;
         let mut wrong_role = Bitboard::EMPTY;
         for role in Role::ALL {
@@ -71,7 +77,7 @@ impl Target {
         let allowed = self.plies + castles as u32;
         // Every arrival costs a ply at least: the counts alone settle most worlds.
         if departures.count() > allowed || arrivals.count() > allowed {
-            return false;
+            return None;
         }
         // A silhouette's role is unknown: one ply at least.
         let mut cost = (arrivals & !self.seen).count();
@@ -87,11 +93,11 @@ impl Target {
                 }
                 cost += c;
                 if cost > allowed {
-                    return false;
+                    return None;
                 }
             }
         }
-        true
+        Some(cost.max(departures.count()))
     }
 
     /// The fewest plies a piece of `role` can reach `sq` in other than by moving there: a drop
@@ -155,6 +161,12 @@ impl Lookahead {
             }
         }
         Lookahead { enemy: side.opponent(), targets }
+    }
+
+    /// The plies `pos` needs, by the bound, summed over the later views (smaller is nearer to
+    /// them), or `None` if it cannot show some of them in time.
+    pub fn distance(&self, pos: &Position) -> Option<u32> {
+        self.targets.iter().map(|t| t.cost(pos, self.enemy)).sum()
     }
 
     /// False if `pos` cannot show some later view's enemy pieces in the opponent plies before it.

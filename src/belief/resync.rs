@@ -52,14 +52,23 @@ impl Belief {
                 Event::Opponent { obs } => {
                     *budget = budget.checked_sub(set.len() * MOVES_PER_PARENT)?;
                     let prev = last_view(&self.initial_view, &self.history[..i]);
-                    let step = OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share)
-                        .reaching(Lookahead::after(&self.history, i, side));
+                    let lookahead = Lookahead::after(&self.history, i, side);
+                    let step =
+                        OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share).reaching(lookahead.clone());
                     let mut expanded = expand::expand(&step, &set, cap, self.lineage.as_mut(), &mut self.rng);
                     match keep {
                         None if expanded.cut => return None,
                         Some(n) if expanded.cut || expanded.set.len() > n => {
+                            // The worlds nearest the later views first, the heaviest among equals.
                             expanded.set.normalize();
-                            expanded.set.keep_heaviest(n, &mut self.rng);
+                            let near: Vec<f64> = expanded
+                                .set
+                                .worlds()
+                                .iter()
+                                .map(|w| -f64::from(lookahead.distance(w).unwrap_or(u32::MAX)))
+                                .collect();
+                            let weights = expanded.set.weights().to_vec();
+                            expanded.set.keep_best(n, &mut self.rng, |j| near[j] + 0.5 * weights[j]);
                             exact = false;
                         }
                         _ => {}

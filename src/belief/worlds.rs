@@ -218,9 +218,16 @@ impl WorldSet {
     /// Shrinks the set to its `n` heaviest worlds (ties broken at random), heaviest first,
     /// keeping their weights. Returns true if anything was dropped.
     pub fn keep_heaviest(&mut self, n: usize, rng: &mut impl Rng) -> bool {
+        let weights = self.weights.clone();
+        self.keep_best(n, rng, |i| weights[i])
+    }
+
+    /// Shrinks the set to the `n` worlds of highest `score` (ties broken at random), best first,
+    /// keeping their weights. Returns true if anything was dropped.
+    pub fn keep_best(&mut self, n: usize, rng: &mut impl Rng, score: impl Fn(usize) -> f64) -> bool {
         let cut = self.worlds.len() > n;
         let mut order: Vec<(f64, usize)> =
-            self.weights.iter().enumerate().map(|(i, &w)| (w * (1.0 + 1e-9 * rng.gen::<f64>()), i)).collect();
+            (0..self.len()).map(|i| (score(i) * (1.0 + 1e-9 * rng.gen::<f64>()), i)).collect();
         if cut {
             order.select_nth_unstable_by(n, |a, b| b.0.total_cmp(&a.0));
             order.truncate(n);
@@ -371,5 +378,46 @@ impl WorldBuilder {
             self.set.weights[i as usize] = w;
         }
         self.set
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Variant;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// The worlds one move after the start, each weighted by its index + 1.
+    fn after_one_move() -> WorldSet {
+        let start = Position::start(Variant::DarkChess);
+        let mut builder = WorldBuilder::new();
+        for (i, &m) in start.moves().iter().enumerate() {
+            let mut pos = start.clone();
+            pos.play_unchecked(m);
+            builder.add(world_key(&pos), pos, (i + 1) as f64, || i as u32);
+        }
+        builder.finish()
+    }
+
+    #[test]
+    fn keep_best_keeps_the_highest_scores_best_first_and_keep_heaviest_the_heaviest() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let set = after_one_move();
+        assert_eq!(set.len(), 20);
+        // Score by lineage id, lowest best: ids 0, 1, 2 survive in that order.
+        let mut best = set.clone();
+        let ids = set.nodes().to_vec();
+        assert!(best.keep_best(3, &mut rng, |i| -f64::from(ids[i])));
+        assert_eq!(best.nodes(), [0, 1, 2]);
+        assert!((best.total_weight() - 1.0).abs() < 1e-12);
+        assert!(best.weights()[0] < best.weights()[2], "weights are kept (then normalized), not rescored");
+        let mut heavy = set.clone();
+        assert!(heavy.keep_heaviest(3, &mut rng));
+        assert_eq!(heavy.nodes(), [19, 18, 17]);
+        // Nothing to drop: the same worlds, heaviest first.
+        let mut all = set.clone();
+        assert!(!all.keep_heaviest(20, &mut rng));
+        assert_eq!(all.len(), 20);
     }
 }
