@@ -22,11 +22,11 @@
 //! level outgrows its budget it is exact again. A narrow sample is topped up from a checkpoint.
 //! A sample can run dry (no world survives an observation); it is then regenerated from the
 //! history: a depth-first search from the sets kept before the latest events, then replays
-//! (a particle filter that knows the later views) from the last exact set and the older
-//! checkpoints, then a depth-first search from the last exact set. If that fails within its
-//! budget, the belief falls back to worlds made to agree with the recent observations only, says
-//! so in its [`UpdateReport`] (for `info string`), and goes on; a later regeneration from the
-//! older checkpoints can bring it back onto the whole history.
+//! (a particle filter that knows the later views and keeps the worlds nearest them) from the
+//! last exact set and the older checkpoints, then a depth-first search from the last exact set.
+//! If that fails within its budget, the belief falls back to worlds made to agree with the
+//! recent observations only, says so in its [`UpdateReport`] (for `info string`), and goes on; a
+//! later regeneration from the older checkpoints can bring it back onto the whole history.
 
 //! For the search: [`Belief::new`], [`Belief::update`] after every new event, [`Belief::sample`]
 //! to draw worlds, [`Belief::len`] / [`Belief::is_exact`] / [`Belief::is_anchored`], and
