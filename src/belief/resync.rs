@@ -61,15 +61,11 @@ impl Belief {
                         None if expanded.cut => return None,
                         Some(n) if expanded.cut || expanded.set.len() > n => {
                             // The worlds nearest the later views first, the heaviest among equals.
+                            // (Normalized weights are at most 1: a weight never outweighs a ply.)
                             expanded.set.normalize();
-                            let near: Vec<f64> = expanded
-                                .set
-                                .worlds()
-                                .iter()
-                                .map(|w| -f64::from(lookahead.distance(w).unwrap_or(u32::MAX)))
-                                .collect();
-                            let weights = expanded.set.weights().to_vec();
-                            expanded.set.keep_best(n, &mut self.rng, |j| near[j] + 0.5 * weights[j]);
+                            expanded.set.keep_best(n, &mut self.rng, |world, weight| {
+                                0.5 * weight - f64::from(lookahead.distance(world).unwrap_or(u32::MAX))
+                            });
                             exact = false;
                         }
                         _ => {}

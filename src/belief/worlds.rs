@@ -218,16 +218,16 @@ impl WorldSet {
     /// Shrinks the set to its `n` heaviest worlds (ties broken at random), heaviest first,
     /// keeping their weights. Returns true if anything was dropped.
     pub fn keep_heaviest(&mut self, n: usize, rng: &mut impl Rng) -> bool {
-        let weights = self.weights.clone();
-        self.keep_best(n, rng, |i| weights[i])
+        self.keep_best(n, rng, |_, weight| weight)
     }
 
-    /// Shrinks the set to the `n` worlds of highest `score` (ties broken at random), best first,
-    /// keeping their weights. Returns true if anything was dropped.
-    pub fn keep_best(&mut self, n: usize, rng: &mut impl Rng, score: impl Fn(usize) -> f64) -> bool {
+    /// Shrinks the set to the `n` worlds of highest `score(world, weight)` (ties broken at
+    /// random), best first, keeping their weights. Returns true if anything was dropped.
+    pub fn keep_best(&mut self, n: usize, rng: &mut impl Rng, score: impl Fn(&Position, f64) -> f64) -> bool {
         let cut = self.worlds.len() > n;
-        let mut order: Vec<(f64, usize)> =
-            (0..self.len()).map(|i| (score(i) * (1.0 + 1e-9 * rng.gen::<f64>()), i)).collect();
+        let mut order: Vec<(f64, usize)> = (0..self.len())
+            .map(|i| (score(&self.worlds[i], self.weights[i]) * (1.0 + 1e-9 * rng.gen::<f64>()), i))
+            .collect();
         if cut {
             order.select_nth_unstable_by(n, |a, b| b.0.total_cmp(&a.0));
             order.truncate(n);
@@ -405,10 +405,9 @@ mod tests {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         let set = after_one_move();
         assert_eq!(set.len(), 20);
-        // Score by lineage id, lowest best: ids 0, 1, 2 survive in that order.
+        // Lightest best: the worlds of weights 1, 2, 3 (lineage ids 0, 1, 2) survive in that order.
         let mut best = set.clone();
-        let ids = set.nodes().to_vec();
-        assert!(best.keep_best(3, &mut rng, |i| -f64::from(ids[i])));
+        assert!(best.keep_best(3, &mut rng, |_, weight| -weight));
         assert_eq!(best.nodes(), [0, 1, 2]);
         assert!((best.total_weight() - 1.0).abs() < 1e-12);
         assert!(best.weights()[0] < best.weights()[2], "weights are kept (then normalized), not rescored");
