@@ -15,10 +15,10 @@ use super::keys::world_key;
 use super::lineage::Anchor;
 use super::lookahead::Lookahead;
 use super::repair::repair;
-use super::step::{goes_on, own_child, Collect, OpponentStep};
+use super::step::{goes_on, own_child, Collect, OpponentStep, Shown};
 use super::worlds::{WorldBuilder, WorldSet, NO_NODE};
 use super::{last_view, Belief, OpponentModel, UpdateReport};
-use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
+use crate::core::{Color, Move, MoveKind, Piece, Role, Square};
 use crate::engine::Event;
 use crate::rules::Position;
 use crate::view::{Observation, SquareView, View};
@@ -75,6 +75,7 @@ type Kid = (Position, u64, Option<Move>);
 /// hidden moves that put a piece where it is finally seen.
 pub(super) struct Guide<'a> {
     target: &'a View,
+    shown: Shown,
     /// The later views a world must still reach, after each level.
     reach: Vec<Lookahead>,
 }
@@ -83,7 +84,8 @@ impl<'a> Guide<'a> {
     /// The guide towards the view after the last of `history`, for levels from event `from`.
     fn new(initial: &'a View, history: &'a [Event], from: usize, side: Color) -> Guide<'a> {
         let target = last_view(initial, history);
-        Guide { target, reach: (from..history.len()).map(|i| Lookahead::after(history, i, side)).collect() }
+        let reach = (from..history.len()).map(|i| Lookahead::after(history, i, side)).collect();
+        Guide { target, shown: Shown::new(target), reach }
     }
 
     /// False if `pos`, after level `depth`, cannot reach the later views in time.
@@ -93,16 +95,7 @@ impl<'a> Guide<'a> {
 
     /// How many squares the target view knows that `pos` shows differently (fewer is closer).
     fn distance(&self, pos: &Position) -> u32 {
-        let v = self.target;
-        let (seen, known) = (v.seen(), v.seen() | v.silhouettes());
-        let mut d = Bitboard::EMPTY;
-        for color in Color::ALL {
-            d |= (pos.by_color(color) ^ v.by_color(color)) & known;
-        }
-        for role in Role::ALL {
-            d |= (pos.by_role(role) ^ (v.pieces(Color::White, role) | v.pieces(Color::Black, role))) & seen;
-        }
-        d.count()
+        self.shown.diff(pos).count()
     }
 
     /// Higher for a move by the side to move in `pos` that agrees with the target view.

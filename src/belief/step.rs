@@ -125,7 +125,7 @@ impl ChildSink for Collect {
 }
 
 /// What a view shows on its known squares, to compare worlds with it square by square.
-struct Shown {
+pub(super) struct Shown {
     seen: Bitboard,
     known: Bitboard,
     colors: [Bitboard; 2],
@@ -134,7 +134,8 @@ struct Shown {
 }
 
 impl Shown {
-    fn new(view: &View) -> Shown {
+    /// What `view` shows.
+    pub(super) fn new(view: &View) -> Shown {
         let mut roles = [Bitboard::EMPTY; Role::COUNT];
         for role in Role::ALL {
             roles[role.index()] = view.pieces(Color::White, role) | view.pieces(Color::Black, role);
@@ -149,7 +150,7 @@ impl Shown {
     }
 
     /// The known squares where `pos` disagrees with the view.
-    fn diff(&self, pos: &Position) -> Bitboard {
+    pub(super) fn diff(&self, pos: &Position) -> Bitboard {
         let mut d = Bitboard::EMPTY;
         for color in Color::ALL {
             d |= (pos.by_color(color) ^ self.colors[color.index()]) & self.known;
