@@ -60,11 +60,12 @@ impl Belief {
                     match keep {
                         None if expanded.cut => return None,
                         Some(n) if expanded.cut || expanded.set.len() > n => {
-                            // The worlds nearest the later views first, the heaviest among equals.
-                            // (Normalized weights are at most 1: a weight never outweighs a ply.)
-                            expanded.set.normalize();
+                            // The likeliest worlds, each ply the look-ahead counts to the later
+                            // views costing a factor e: the truth ranks higher so than by the
+                            // count alone (the heaviest among equals) or by weight alone.
                             expanded.set.keep_best(n, &mut self.rng, |world, weight| {
-                                0.5 * weight - f64::from(lookahead.distance(world).unwrap_or(u32::MAX))
+                                weight.max(f64::MIN_POSITIVE).ln()
+                                    - f64::from(lookahead.distance(world).unwrap_or(u32::MAX))
                             });
                             exact = false;
                         }

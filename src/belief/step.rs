@@ -251,9 +251,10 @@ impl<'a> OpponentStep<'a> {
         OpponentStep { reach: Some(lookahead), ..self }
     }
 
-    /// False if the child of `parent` by `m` cannot reach the later view this step looks ahead to.
-    fn may_reach(&self, parent: &Position, m: Move) -> bool {
-        self.reach.as_ref().is_none_or(|l| l.allows(&played(parent, m).0))
+    /// How far the child of `parent` by `m` is from the later views this step looks ahead to
+    /// (the look-ahead's count; 0 without one), or `None` if it cannot reach them in time.
+    fn nearness(&self, parent: &Position, m: Move) -> Option<u32> {
+        self.reach.as_ref().map_or(Some(0), |l| l.distance(&played(parent, m).0))
     }
 
     /// The full test: the child's view and capture report are the observed ones.
@@ -287,14 +288,17 @@ impl<'a> OpponentStep<'a> {
                 if let Some(quiet) = self.candidate(parent, m, d) {
                     (looked.uniform, looked.greedy) =
                         (looked.uniform + chances.uniform(), looked.greedy + chances.greedy(parent, m));
-                    if self.may_reach(parent, m) {
-                        fresh.push(Candidate { p: chances.chance(parent, m), m, quiet });
+                    if let Some(near) = self.nearness(parent, m) {
+                        fresh.push(Candidate { p: chances.chance(parent, m), m, quiet, near });
                     }
                 }
             }
             let quota = sink.quota(fresh.len());
             looked.left_out = fresh.len() > quota;
-            if looked.left_out {
+            if looked.left_out && self.reach.is_some() {
+                // Looking ahead: the children nearest the later views first.
+                nearest_first(fresh, rng);
+            } else if looked.left_out {
                 draw_first(fresh, quota, rng);
             }
             let mass: f64 = fresh.iter().map(|c| c.p).sum();
@@ -377,6 +381,15 @@ fn draw_first(candidates: &mut [Candidate], k: usize, rng: &mut impl Rng) {
     candidates.copy_from_slice(&order);
 }
 
+/// Orders candidates by their distance to the later views, nearest first, in random order
+/// among equals.
+fn nearest_first(candidates: &mut [Candidate], rng: &mut impl Rng) {
+    for i in (1..candidates.len()).rev() {
+        candidates.swap(i, rng.gen_range(0..=i));
+    }
+    candidates.sort_by_key(|c| c.near);
+}
+
 thread_local! {
     /// Buffers for [`OpponentStep::children`], reused from one parent to the next.
     static SCRATCH: RefCell<Buffers> = RefCell::default();
@@ -395,6 +408,8 @@ struct Candidate {
     p: f64,
     m: Move,
     quiet: bool,
+    /// The look-ahead's count for the child (0 without a look-ahead).
+    near: u32,
 }
 
 fn played(pos: &Position, m: Move) -> (Position, Option<(Square, Piece)>) {
