@@ -25,8 +25,9 @@
 //! (a particle filter that knows the later views and keeps the worlds nearest them) from the
 //! last exact set and the older checkpoints, then a depth-first search from the last exact set.
 //! If that fails within its budget, the belief falls back to worlds made to agree with the
-//! recent observations only, says so in its [`UpdateReport`] (for `info string`), and goes on; a
-//! later regeneration from the older checkpoints can bring it back onto the whole history.
+//! recent observations only, says so in its [`UpdateReport`] (for `info string`), and goes on,
+//! trying again (backing off) to replay from the anchored checkpoints, now with more later
+//! views to guide it, until it is back onto the whole history.
 
 //! For the search: [`Belief::new`], [`Belief::update`] after every new event, [`Belief::sample`]
 //! to draw worlds, [`Belief::len`] / [`Belief::is_exact`] / [`Belief::is_anchored`], and
@@ -173,6 +174,8 @@ pub struct UpdateReport {
     /// Worlds made to show the latest view again after a fallback, when the fallback's worlds
     /// ran dry.
     pub repaired: usize,
+    /// Times the belief got back onto the whole history after a fallback.
+    pub reanchored: usize,
 }
 
 impl UpdateReport {
@@ -183,6 +186,8 @@ impl UpdateReport {
                 "belief lost track of the history; playing on with {} worlds that agree with the latest view and the {} events before it",
                 self.worlds, self.fallback_events
             ))
+        } else if self.reanchored > 0 {
+            Some(format!("belief back on the whole history with {} worlds", self.worlds))
         } else if self.repaired > 0 {
             Some(format!("belief still off the history; {} worlds refitted to the latest view", self.worlds))
         } else if self.regenerated > 0 {
@@ -230,6 +235,10 @@ pub struct Belief {
     /// Events to wait before the next resync, and resyncs failed in a row.
     resync_wait: usize,
     resync_fails: u32,
+    /// Opponent plies to wait before the next try to get back onto the whole history after a
+    /// fallback, and tries failed in a row.
+    reanchor_wait: usize,
+    reanchor_fails: u32,
 }
 
 impl Belief {
@@ -263,6 +272,8 @@ impl Belief {
             lost: 0,
             resync_wait: 0,
             resync_fails: 0,
+            reanchor_wait: 0,
+            reanchor_fails: 0,
         }
     }
 
@@ -412,6 +423,7 @@ impl Belief {
         }
         self.set.normalize();
         self.try_resync(report);
+        self.try_reanchor(report);
         self.rejuvenate(report);
         self.collect_lineage();
     }
@@ -500,31 +512,10 @@ impl Belief {
                 break;
             }
         }
-        // Replays from the last exact set (first if recent enough, else last), and from the deep
-        // checkpoints, newest first: a particle filter that knows the later views.
-        let k = self.history.len();
-        let recent_exact = exact.as_ref().is_some_and(|cp| k - cp.events <= 2 * self.cfg.resync_window);
-        let mut older: Vec<(&Checkpoint, bool)> = deep.iter().rev().map(|cp| (cp, false)).collect();
-        if let Some(cp) = exact.as_ref() {
-            older.insert(if recent_exact { 0 } else { older.len() }, (cp, true));
-        }
-        let (keep, cap) = self.cfg.limits();
-        for (i, &(cp, is_exact)) in older.iter().enumerate() {
-            if !self.set.is_empty() {
-                break;
-            }
-            let mut share = if i + 1 == older.len() { budget } else { budget / 2 };
-            budget -= share;
-            // As many worlds per level as the share allows, up to the sample size.
-            let opponent_plies =
-                self.history[cp.events..].iter().filter(|e| matches!(e, Event::Opponent { .. })).count();
-            let keep = (share / (opponent_plies.max(1) * resync::MOVES_PER_PARENT)).max(256).min(keep);
-            let r = self.replay_from(&cp.set, cp.events, cap, Some(keep), &mut share);
-            budget += share;
-            if let Some(replayed) = r {
-                (self.set, anchored) = (replayed.set, cp.anchored);
-                // Nothing cut on the way from an exact set: exact again.
-                self.exact = is_exact && replayed.exact;
+        if self.set.is_empty() {
+            let older = self.older_sources(&deep, exact.as_ref(), false);
+            if let Some((set, from_anchored, replayed_exact)) = self.replay_older(&older, &mut budget) {
+                (self.set, anchored, self.exact) = (set, from_anchored, replayed_exact);
             }
         }
         if let Some(cp) = exact.as_ref().filter(|_| self.set.is_empty()) {
@@ -539,6 +530,80 @@ impl Belief {
             // is back on the whole history.
             self.fallen_back = !anchored;
             report.regenerated += 1;
+        }
+    }
+
+    /// The checkpoints older than the recent ones to replay from, with whether each is the last
+    /// exact set: the deep ones newest first, and the last exact set first if recent enough, else
+    /// last. With `anchored_only`, none that a fallback made up.
+    fn older_sources<'c>(
+        &self,
+        deep: &'c [Checkpoint],
+        exact: Option<&'c Checkpoint>,
+        anchored_only: bool,
+    ) -> Vec<(&'c Checkpoint, bool)> {
+        let k = self.history.len();
+        let recent_exact = exact.is_some_and(|cp| k - cp.events <= 2 * self.cfg.resync_window);
+        let mut older: Vec<(&Checkpoint, bool)> =
+            deep.iter().rev().filter(|cp| cp.anchored || !anchored_only).map(|cp| (cp, false)).collect();
+        if let Some(cp) = exact.filter(|cp| cp.anchored || !anchored_only) {
+            older.insert(if recent_exact { 0 } else { older.len() }, (cp, true));
+        }
+        older
+    }
+
+    /// Replays from each of `older` in turn (a particle filter that knows the later views, see
+    /// [`Belief::replay_from`]) until one reaches the present: each gets half the budget left
+    /// (the last all of it) and as many worlds per level as its share allows, up to the sample
+    /// size. Returns the worlds found, whether their checkpoint was anchored, and whether they
+    /// are every consistent world (replayed from the last exact set with nothing cut).
+    fn replay_older(&mut self, older: &[(&Checkpoint, bool)], budget: &mut usize) -> Option<(WorldSet, bool, bool)> {
+        let (keep, cap) = self.cfg.limits();
+        for (i, &(cp, is_exact)) in older.iter().enumerate() {
+            let mut share = if i + 1 == older.len() { *budget } else { *budget / 2 };
+            *budget -= share;
+            let opponent_plies =
+                self.history[cp.events..].iter().filter(|e| matches!(e, Event::Opponent { .. })).count();
+            let keep = (share / (opponent_plies.max(1) * resync::MOVES_PER_PARENT)).max(256).min(keep);
+            let r = self.replay_from(&cp.set, cp.events, cap, Some(keep), &mut share);
+            *budget += share;
+            if let Some(replayed) = r {
+                return Some((replayed.set, cp.anchored, is_exact && replayed.exact));
+            }
+        }
+        None
+    }
+
+    /// After a fallback, tries to get back onto the whole history by replaying from the
+    /// anchored checkpoints left (the later views, more of them now, guide the replay), backing
+    /// off after each failure (1, 2, 4, ... 16 opponent plies).
+    fn try_reanchor(&mut self, report: &mut UpdateReport) {
+        let k = self.history.len();
+        if !self.fallen_back || self.set.is_empty() || !matches!(self.history[k - 1], Event::Opponent { .. }) {
+            return;
+        }
+        if self.reanchor_wait > 0 {
+            self.reanchor_wait -= 1;
+            return;
+        }
+        let deep = std::mem::take(&mut self.deep_checkpoints);
+        let exact = self.exact_checkpoint.take();
+        let older = self.older_sources(&deep, exact.as_ref(), true);
+        let mut budget = self.cfg.regen_budget / 2;
+        let found = self.replay_older(&older, &mut budget);
+        (self.deep_checkpoints, self.exact_checkpoint) = (deep, exact);
+        match found {
+            Some((set, _, exact)) => {
+                // Back on the whole history: the recent checkpoints were made up.
+                (self.set, self.exact, self.fallen_back) = (set, exact, false);
+                self.checkpoints.clear();
+                self.reanchor_fails = 0;
+                report.reanchored += 1;
+            }
+            None => {
+                self.reanchor_fails += 1;
+                self.reanchor_wait = (1usize << self.reanchor_fails.min(4)) - 1;
+            }
         }
     }
 
@@ -557,7 +622,9 @@ impl Belief {
         if self.deep_checkpoints.last().is_none_or(|d| d.events + DEEP_EVERY <= old.events) {
             self.deep_checkpoints.push(old);
             if self.deep_checkpoints.len() > DEEP_KEPT {
-                self.deep_checkpoints.remove(0);
+                // The oldest made up by a fallback goes first: anchored ones are the way back.
+                let i = self.deep_checkpoints.iter().position(|c| !c.anchored).unwrap_or(0);
+                self.deep_checkpoints.remove(i);
             }
         }
     }

@@ -264,6 +264,8 @@ impl Belief {
         report.fallbacks += 1;
         self.fallen_back = true;
         self.exact = false;
+        // Not straight back to the replays that just failed: the next try waits an opponent ply.
+        (self.reanchor_wait, self.reanchor_fails) = (1, 0);
         // The recent checkpoints led nowhere; the deep and exact ones stay, to get back on the
         // whole history later.
         self.checkpoints.clear();

@@ -495,6 +495,55 @@ fn a_lost_belief_falls_back_says_so_and_keeps_playing() {
     info.send_move(mv).unwrap();
 }
 
+#[test]
+fn a_lost_belief_gets_back_onto_the_whole_history_once_it_can() {
+    // One world and no regeneration budget: the belief soon loses track and falls back. Given
+    // room again, it gets back onto the whole history (by a resync, a regeneration, or a replay
+    // from the checkpoints it kept on it), and every world it then holds replays from the start.
+    let cfg = BeliefConfig {
+        max_worlds: 1,
+        max_children: 1,
+        regen_budget: 0,
+        rejuvenate_budget: 0,
+        lineage: true,
+        ..BeliefConfig::default()
+    };
+    let mut rng = crate::support::rng(9);
+    let (mut lost, mut back, mut by_replay) = (0, 0, 0);
+    for variant in Variant::ALL {
+        for seed in 0..3 {
+            let mut t = Tracked::new(&Position::start(variant), &cfg);
+            let (mut roomy, mut returned) = ([false; 2], [false; 2]);
+            random_game(variant, 4000 + seed, 120, |step| {
+                let reports = t.step(step);
+                for (c, belief) in t.beliefs.iter_mut().enumerate() {
+                    if reports[c].reanchored > 0 {
+                        by_replay += 1;
+                        let said = reports[c].info_string().unwrap_or_default();
+                        assert!(said.contains("back on the whole history"), "{said}");
+                    }
+                    if roomy[c] && !returned[c] && belief.is_anchored() {
+                        returned[c] = true;
+                        back += 1;
+                        for i in belief.worlds().systematic(8, &mut rng) {
+                            let outcome = belief.check_world(i).expect("lineage kept");
+                            assert!(outcome.is_ok(), "{variant} seed {seed}: {outcome:?}");
+                        }
+                    }
+                    if belief.lost() > 0 && !roomy[c] {
+                        lost += 1;
+                        belief.set_work_budgets(20_000_000, 100_000);
+                        belief.set_size_limits(25_000, 120_000);
+                        roomy[c] = true;
+                    }
+                }
+            });
+        }
+    }
+    assert!(lost >= 6 && back * 4 >= lost * 3, "{back} of {lost} lost beliefs got back");
+    assert!(by_replay >= 3, "only {by_replay} got back by replaying from the checkpoints");
+}
+
 fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: usize) -> eval::EvalStats {
     let args = BeliefEvalArgs {
         variant,
