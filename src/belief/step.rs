@@ -16,6 +16,7 @@ use crate::core::attacks;
 use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
 use crate::rules::{Castling, Position};
 use crate::view::{Observation, View};
+use rand::seq::SliceRandom;
 use rand::Rng;
 use std::cell::RefCell;
 
@@ -384,9 +385,7 @@ fn draw_first(candidates: &mut [Candidate], k: usize, rng: &mut impl Rng) {
 /// Orders candidates by their distance to the later views, nearest first, in random order
 /// among equals.
 fn nearest_first(candidates: &mut [Candidate], rng: &mut impl Rng) {
-    for i in (1..candidates.len()).rev() {
-        candidates.swap(i, rng.gen_range(0..=i));
-    }
+    candidates.shuffle(rng);
     candidates.sort_by_key(|c| c.near);
 }
 
