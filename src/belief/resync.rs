@@ -30,8 +30,8 @@ impl Belief {
     /// Replays the events since `from` from the worlds `roots` held then: every opponent ply
     /// expanded with at most `cap` children, each of which must be able to reach the later views
     /// in time. With `keep` = `None` a cut fails the replay (it is to be exact); with `Some(n)` a
-    /// level is cut to the `n` worlds nearest the later views (by the look-ahead's count, the
-    /// heaviest among equals) and the replay goes on. Each opponent ply costs
+    /// level is cut to the `n` likeliest worlds, each ply the look-ahead counts to the later views
+    /// costing a factor e, and the replay goes on. Each opponent ply costs
     /// [`MOVES_PER_PARENT`] moves per world from `budget`. `None` if no world is left or the
     /// budget runs out.
     pub(super) fn replay_from(

@@ -225,15 +225,16 @@ impl WorldSet {
     /// random), best first, keeping their weights. Returns true if anything was dropped.
     pub fn keep_best(&mut self, n: usize, rng: &mut impl Rng, score: impl Fn(&Position, f64) -> f64) -> bool {
         let cut = self.worlds.len() > n;
-        let mut order: Vec<(f64, usize)> = (0..self.len())
-            .map(|i| (score(&self.worlds[i], self.weights[i]) * (1.0 + 1e-9 * rng.gen::<f64>()), i))
-            .collect();
+        // A random key breaks ties, whatever the scores' sign or size.
+        let mut order: Vec<(f64, u64, usize)> =
+            (0..self.len()).map(|i| (score(&self.worlds[i], self.weights[i]), rng.gen(), i)).collect();
+        let best_first = |a: &(f64, u64, usize), b: &(f64, u64, usize)| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1));
         if cut {
-            order.select_nth_unstable_by(n, |a, b| b.0.total_cmp(&a.0));
+            order.select_nth_unstable_by(n, best_first);
             order.truncate(n);
         }
-        order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
-        let picks: Vec<usize> = order.into_iter().map(|(_, i)| i).collect();
+        order.sort_unstable_by(best_first);
+        let picks: Vec<usize> = order.into_iter().map(|(_, _, i)| i).collect();
         let mut out = WorldSet::default();
         for i in picks {
             out.worlds.push(self.worlds[i].clone());
