@@ -15,6 +15,7 @@ use crate::rules::Position;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
+use std::iter::StepBy;
 use std::ops::Range;
 
 /// Sets smaller than this are expanded on one thread.
@@ -64,21 +65,27 @@ impl ChildSink for ChunkSink<'_> {
     }
 }
 
-/// Expands the parents in `range`, adding at most about `cap` new children.
-fn expand_chunk(step: &OpponentStep, parents: &WorldSet, range: Range<usize>, cap: usize, seed: u64) -> Chunk {
+/// Expands the parents at `indices`, adding at most about `cap` new children.
+fn expand_chunk(
+    step: &OpponentStep,
+    parents: &WorldSet,
+    indices: StepBy<Range<usize>>,
+    cap: usize,
+    seed: u64,
+) -> Chunk {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let count = indices.len();
     // Room for the children up front: growing a large set copies it and rebuilds its index.
-    let room = cap.min(range.len() * CHILDREN_GUESS);
+    let room = cap.min(count * CHILDREN_GUESS);
     let mut chunk = Chunk { builder: WorldBuilder::with_capacity(room), ..Chunk::default() };
-    let mut remaining: f64 = parents.weights()[range.clone()].iter().sum();
-    let (start, end) = (range.start, range.end);
-    for i in range {
+    let mut remaining: f64 = indices.clone().map(|i| parents.weights()[i]).sum();
+    for (done, i) in indices.enumerate() {
         let weight = parents.weights()[i];
         let room = cap.saturating_sub(chunk.builder.len());
         // No quota while the children so far, projected over the parents left, fit the room;
         // else a share of the room in proportion to weight, but never less than an even share.
-        let projected = chunk.builder.len() as f64 / (i - start).max(1) as f64 * (end - i) as f64;
-        let even = room / (end - i);
+        let projected = chunk.builder.len() as f64 / done.max(1) as f64 * (count - done) as f64;
+        let even = room / (count - done);
         let weighted = (room as f64 * weight / remaining.max(f64::MIN_POSITIVE)).ceil() as usize;
         let quota = if projected <= room as f64 { usize::MAX } else { weighted.max(even).max(1) };
         remaining -= weight;
@@ -89,6 +96,15 @@ fn expand_chunk(step: &OpponentStep, parents: &WorldSet, range: Range<usize>, ca
         chunk.likelihood.greedy += weight * looked.greedy;
     }
     chunk
+}
+
+/// The parents chunk `t` of `threads` expands: every `threads`-th one. Sets come heaviest first,
+/// and each chunk has the same room, which should go to parents of every weight alike (chunks of
+/// consecutive parents gave the lightest half as much room as the heaviest, whose children the
+/// next cut keeps; truth_in_support of dark-chess r-r over 12 games fell from 0.9447 on one
+/// thread to 0.9317 on two, and is 0.9435 so).
+fn chunk_parents(parents: usize, threads: usize, t: usize) -> StepBy<Range<usize>> {
+    (t..parents).step_by(threads)
 }
 
 /// What [`expand`] made: the children, whether some were left out, and how likely the
@@ -113,21 +129,12 @@ pub fn expand(
     rng: &mut impl Rng,
 ) -> Expanded {
     let threads = if parents.len() >= PARALLEL_MIN { rayon::current_num_threads().clamp(1, 8) } else { 1 };
-    let per = parents.len().div_ceil(threads).max(1);
     let seeds: Vec<u64> = (0..threads).map(|_| rng.gen()).collect();
     let chunk_cap = cap.div_ceil(threads);
     let mut chunks: Vec<Chunk> = seeds
         .into_par_iter()
         .enumerate()
-        .map(|(t, seed)| {
-            expand_chunk(
-                step,
-                parents,
-                (t * per).min(parents.len())..((t + 1) * per).min(parents.len()),
-                chunk_cap,
-                seed,
-            )
-        })
+        .map(|(t, seed)| expand_chunk(step, parents, chunk_parents(parents.len(), threads, t), chunk_cap, seed))
         .collect();
     let mut first = chunks.remove(0);
     let (mut cut, mut likelihood) = (first.cut, first.likelihood);
@@ -149,4 +156,29 @@ pub fn expand(
         None => set.map_nodes(|_| NO_NODE),
     }
     Expanded { set, cut, likelihood }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chunk_parents;
+
+    #[test]
+    fn every_chunk_gets_parents_of_every_weight_alike() {
+        // A set heaviest first, its weights falling off steeply.
+        let weights: Vec<f64> = (0..10_000).map(|i| 0.999f64.powi(i)).collect();
+        let total: f64 = weights.iter().sum();
+        for threads in 2..=8 {
+            let mut seen = vec![0; weights.len()];
+            for t in 0..threads {
+                let chunk: Vec<usize> = chunk_parents(weights.len(), threads, t).collect();
+                let share = chunk.iter().map(|&i| weights[i]).sum::<f64>() / total;
+                assert!(
+                    (share * threads as f64 - 1.0).abs() < 0.01,
+                    "chunk {t} of {threads} holds {share:.3} of the weight"
+                );
+                chunk.iter().for_each(|&i| seen[i] += 1);
+            }
+            assert!(seen.iter().all(|&n| n == 1), "with {threads} chunks some parent is expanded other than once");
+        }
+    }
 }
