@@ -298,6 +298,16 @@ fn piece(color: Color, role: Role) -> Content {
 }
 
 #[test]
+fn the_default_limits_fit_the_default_memory_budget_and_a_smaller_one_shrinks_them() {
+    let defaults = BeliefConfig::default();
+    // The sizes the README and the options promise are the ones the belief runs with.
+    assert_eq!(defaults.limits(), (defaults.max_worlds, defaults.max_children));
+    let small = BeliefConfig { hash_mib: defaults.hash_mib / 4, ..defaults.clone() };
+    let (worlds, children) = small.limits();
+    assert!(worlds <= defaults.max_worlds && children < defaults.max_children, "{worlds} {children}");
+}
+
+#[test]
 fn a_fogged_square_ahead_of_an_own_pawn_is_occupied() {
     let start = Variant::DarkChess.start_fen();
     let mut s = Scenario::new(Variant::DarkChess, start);
