@@ -131,23 +131,22 @@ pub fn expand(
     let threads = if parents.len() >= PARALLEL_MIN { rayon::current_num_threads().clamp(1, 8) } else { 1 };
     let seeds: Vec<u64> = (0..threads).map(|_| rng.gen()).collect();
     let chunk_cap = cap.div_ceil(threads);
-    let mut chunks: Vec<Chunk> = seeds
+    let chunks: Vec<Chunk> = seeds
         .into_par_iter()
         .enumerate()
         .map(|(t, seed)| expand_chunk(step, parents, chunk_parents(parents.len(), threads, t), chunk_cap, seed))
         .collect();
-    let mut first = chunks.remove(0);
-    let (mut cut, mut likelihood) = (first.cut, first.likelihood);
+    let (mut cut, mut likelihood) = (false, Likelihood::default());
+    let (mut origins, mut offsets, mut builders) = (Vec::new(), Vec::new(), Vec::new());
     for chunk in chunks {
         cut |= chunk.cut;
         likelihood.uniform += chunk.likelihood.uniform;
         likelihood.greedy += chunk.likelihood.greedy;
-        let offset = first.origins.len() as u32;
-        first.origins.extend(chunk.origins);
-        first.builder.absorb(chunk.builder.finish(), offset);
+        offsets.push(origins.len() as u32);
+        origins.extend(chunk.origins);
+        builders.push(chunk.builder);
     }
-    let mut set = first.builder.finish();
-    let origins = first.origins;
+    let mut set = WorldBuilder::merge(builders, &offsets);
     match lineage {
         Some(l) => set.map_nodes(|i| {
             let (node, mv) = origins[i as usize];

@@ -76,6 +76,24 @@ impl WorldSet {
         WorldSet { keys: vec![world_key(&pos)], worlds: vec![pos], weights: vec![1.0], nodes: vec![node] }
     }
 
+    /// An empty set with room for `n` worlds before it grows (growing a large set copies it).
+    fn with_capacity(n: usize) -> WorldSet {
+        WorldSet {
+            worlds: Vec::with_capacity(n),
+            keys: Vec::with_capacity(n),
+            weights: Vec::with_capacity(n),
+            nodes: Vec::with_capacity(n),
+        }
+    }
+
+    /// Makes room for `n` more worlds.
+    fn reserve(&mut self, n: usize) {
+        self.worlds.reserve_exact(n);
+        self.keys.reserve_exact(n);
+        self.weights.reserve_exact(n);
+        self.nodes.reserve_exact(n);
+    }
+
     /// Number of worlds.
     pub fn len(&self) -> usize {
         self.worlds.len()
@@ -152,8 +170,7 @@ impl WorldSet {
             let mut scratch = init();
             (0..self.len()).map(|i| map(&mut scratch, i)).collect()
         };
-        let mut out = WorldSet::default();
-        out.worlds.reserve_exact(mapped.iter().flatten().count());
+        let mut out = WorldSet::with_capacity(mapped.iter().flatten().count());
         for (i, world, key) in mapped.into_iter().flatten() {
             out.worlds.push(world);
             out.keys.push(key);
@@ -190,7 +207,7 @@ impl WorldSet {
     /// The worlds at `indices` (ascending), each with `weight(i, count)` where `count` is how
     /// often the index occurs.
     fn select(&self, indices: &[usize], weight: impl Fn(usize, usize) -> f64) -> WorldSet {
-        let mut out = WorldSet::default();
+        let mut out = WorldSet::with_capacity(indices.len());
         let mut i = 0;
         while i < indices.len() {
             let at = indices[i];
@@ -235,7 +252,7 @@ impl WorldSet {
         }
         order.sort_unstable_by(best_first);
         let picks: Vec<usize> = order.into_iter().map(|(_, _, i)| i).collect();
-        let mut out = WorldSet::default();
+        let mut out = WorldSet::with_capacity(picks.len());
         for i in picks {
             out.worlds.push(self.worlds[i].clone());
             out.keys.push(self.keys[i]);
@@ -308,27 +325,12 @@ impl WorldBuilder {
 
     /// An empty builder with room for `n` worlds before it grows.
     pub fn with_capacity(n: usize) -> WorldBuilder {
-        let set = WorldSet {
-            worlds: Vec::with_capacity(n),
-            keys: Vec::with_capacity(n),
-            weights: Vec::with_capacity(n),
-            nodes: Vec::with_capacity(n),
-        };
-        WorldBuilder { set, index: KeyMap::with_capacity_and_hasher(n, Default::default()) }
+        WorldBuilder { set: WorldSet::with_capacity(n), index: KeyMap::with_capacity_and_hasher(n, Default::default()) }
     }
 
     /// Number of distinct worlds so far.
     pub fn len(&self) -> usize {
         self.set.len()
-    }
-
-    /// Makes room for `n` more worlds.
-    fn reserve(&mut self, n: usize) {
-        self.set.worlds.reserve(n);
-        self.set.keys.reserve(n);
-        self.set.weights.reserve(n);
-        self.set.nodes.reserve(n);
-        self.index.reserve(n);
     }
 
     /// Adds `weight` to `pos` (whose key is `key`), storing it with the lineage id `node()` if it
@@ -363,14 +365,48 @@ impl WorldBuilder {
         }
     }
 
-    /// Adds every world of `set` (merging those already held), its lineage id shifted by
-    /// `offset`.
-    pub fn absorb(&mut self, set: WorldSet, offset: u32) {
-        let WorldSet { worlds, keys, weights, nodes } = set;
-        self.reserve(worlds.len());
-        for (((world, key), weight), node) in worlds.into_iter().zip(keys).zip(weights).zip(nodes) {
-            self.add(key, world, weight, || node + offset);
+    /// Merges builders filled apart into one set: a world several hold gets the sum of their
+    /// weights and keeps the first one's lineage id; the lineage ids of builder `j` are shifted by
+    /// `offsets[j]`. The first builder's worlds stay where they are and the others' are moved
+    /// after them; no index is rebuilt.
+    pub fn merge(builders: Vec<WorldBuilder>, offsets: &[u32]) -> WorldSet {
+        let total: usize = builders.iter().map(WorldBuilder::len).sum();
+        let mut out = WorldSet::default();
+        // Per builder merged so far: its index and where each of its worlds went in `out`.
+        let mut merged: Vec<(KeyMap, Vec<u32>)> = Vec::with_capacity(builders.len());
+        for (j, builder) in builders.into_iter().enumerate() {
+            let WorldBuilder { mut set, index } = builder;
+            for &(i, w) in index.values() {
+                set.weights[i as usize] = w;
+            }
+            if j == 0 {
+                let place = (0..set.len() as u32).collect();
+                out = set;
+                out.reserve(total - out.len());
+                merged.push((index, place));
+                continue;
+            }
+            let mut place = Vec::with_capacity(set.len());
+            let WorldSet { worlds, keys, weights, nodes } = set;
+            for (((world, key), weight), node) in worlds.into_iter().zip(keys).zip(weights).zip(nodes) {
+                let held = merged.iter().find_map(|(index, place)| index.get(&key).map(|&(i, _)| place[i as usize]));
+                match held {
+                    Some(at) => {
+                        out.weights[at as usize] += weight;
+                        place.push(at);
+                    }
+                    None => {
+                        place.push(out.len() as u32);
+                        out.worlds.push(world);
+                        out.keys.push(key);
+                        out.weights.push(weight);
+                        out.nodes.push(node + offsets[j]);
+                    }
+                }
+            }
+            merged.push((index, place));
         }
+        out
     }
 
     /// The finished set.
@@ -399,6 +435,24 @@ mod tests {
             builder.add(world_key(&pos), pos, (i + 1) as f64, || i as u32);
         }
         builder.finish()
+    }
+
+    #[test]
+    fn merged_builders_add_up_the_weights_of_shared_worlds_and_shift_lineage_ids() {
+        let set = after_one_move();
+        let (ws, ks) = (set.worlds(), set.keys());
+        // Builder 0 holds worlds 0..3, builder 1 worlds 2..5 (2 shared), builder 2 worlds 4 and 6.
+        let fill = |range: &[usize]| {
+            let mut b = WorldBuilder::new();
+            for (n, &i) in range.iter().enumerate() {
+                b.add(ks[i], ws[i].clone(), 1.0 + i as f64, || n as u32);
+            }
+            b
+        };
+        let merged = WorldBuilder::merge(vec![fill(&[0, 1, 2]), fill(&[2, 3, 4]), fill(&[4, 6])], &[0, 10, 20]);
+        assert_eq!(merged.keys(), [ks[0], ks[1], ks[2], ks[3], ks[4], ks[6]]);
+        assert_eq!(merged.weights(), [1.0, 2.0, 6.0, 4.0, 10.0, 7.0]);
+        assert_eq!(merged.nodes(), [0, 1, 2, 11, 12, 21]);
     }
 
     #[test]
