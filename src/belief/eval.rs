@@ -50,6 +50,9 @@ pub struct BeliefEvalArgs {
     /// Children each opponent update may generate (default: the engine's).
     #[arg(long)]
     pub max_children: Option<usize>,
+    /// Most moves a regeneration may look at before it falls back (default: the engine's).
+    #[arg(long)]
+    pub regen_budget: Option<usize>,
     /// Opponent model: uniform, adaptive, or capture-bias:<b> (default: the engine's).
     #[arg(long, value_parser = parse_model)]
     pub model: Option<OpponentModel>,
@@ -91,6 +94,9 @@ impl BeliefEvalArgs {
         }
         if let Some(n) = self.max_children {
             cfg.max_children = n;
+        }
+        if let Some(n) = self.regen_budget {
+            cfg.regen_budget = n;
         }
         match self.truncate.as_deref() {
             Some("systematic") => cfg.truncation = Truncation::Systematic,

@@ -565,6 +565,7 @@ fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games:
         hash: None,
         max_worlds: None,
         max_children: None,
+        regen_budget: None,
         model: None,
         truncate: None,
         check: 4,
