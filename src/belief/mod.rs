@@ -19,11 +19,12 @@
 //! the engine's own move) is cut to its heaviest worlds ([`Truncation`]): a weighted sample of
 //! consistent worlds. After a cut the belief can try (if `resync_budget` allows), with backoff,
 //! to *resync*: replay the events since the last exact set keeping every world that can still
-//! reach the later views; when no level outgrows its budget it is exact again. A narrow sample is topped up from a checkpoint.
-//! A sample can run dry (no world survives an observation); it is then regenerated from the
-//! history: a depth-first search from the sets kept before the latest events, then replays
-//! (a particle filter that knows the later views and keeps the worlds nearest them) from the
-//! last exact set and the older checkpoints, then a depth-first search from the last exact set.
+//! reach the later views; when no level outgrows its budget it is exact again. A narrow sample
+//! is topped up from a checkpoint. A sample can run dry (no world survives an observation); it
+//! is then regenerated from the history: a depth-first search from the sets kept before the
+//! latest events, then replays (a particle filter that knows the later views and keeps the
+//! worlds nearest them) from the last exact set and the older checkpoints, then a depth-first
+//! search from the last exact set.
 //! If that fails within its budget, the belief falls back to worlds made to agree with the
 //! recent observations only, says so in its [`UpdateReport`] (for `info string`), and goes on,
 //! trying again (backing off) to replay from the anchored checkpoints, now with more later
