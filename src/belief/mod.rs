@@ -63,6 +63,7 @@ use lineage::{Anchor, Lineage};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use resync::Ranking;
 use step::{after_bounce, after_own_move, OpponentStep};
 use worlds::{NO_NODE, WORLD_BYTES};
 
@@ -564,20 +565,24 @@ impl Belief {
     /// Replays from each of `older` in turn (a particle filter that knows the later views, see
     /// [`Belief::replay_from`]) until one reaches the present: each gets half the budget left
     /// (the last all of it) and as many worlds per level as its share allows, up to the sample
-    /// size. Returns the worlds found, whether their checkpoint was anchored, and whether they
-    /// are every consistent world (replayed from the last exact set with nothing cut).
+    /// size. If every one dies, they are tried again in the same way, hedged ([`Ranking`]), on
+    /// the budget left (replays that die early leave most of theirs). Returns the worlds found,
+    /// whether their checkpoint was anchored, and whether they are every consistent world
+    /// (replayed from the last exact set with nothing cut).
     fn replay_older(&mut self, older: &[(&Checkpoint, bool)], budget: &mut usize) -> Option<(WorldSet, bool, bool)> {
         let (keep, cap) = self.cfg.limits();
-        for (i, &(cp, is_exact)) in older.iter().enumerate() {
-            let mut share = if i + 1 == older.len() { *budget } else { *budget / 2 };
-            *budget -= share;
-            let opponent_plies =
-                self.history[cp.events..].iter().filter(|e| matches!(e, Event::Opponent { .. })).count();
-            let keep = (share / (opponent_plies.max(1) * resync::MOVES_PER_PARENT)).max(256).min(keep);
-            let r = self.replay_from(&cp.set, cp.events, cap, Some(keep), &mut share);
-            *budget += share;
-            if let Some(replayed) = r {
-                return Some((replayed.set, cp.anchored, is_exact && replayed.exact));
+        for ranking in [Ranking::Nearest, Ranking::Hedged] {
+            for (i, &(cp, is_exact)) in older.iter().enumerate() {
+                let mut share = if i + 1 == older.len() { *budget } else { *budget / 2 };
+                *budget -= share;
+                let opponent_plies =
+                    self.history[cp.events..].iter().filter(|e| matches!(e, Event::Opponent { .. })).count();
+                let keep = (share / (opponent_plies.max(1) * resync::MOVES_PER_PARENT)).max(256).min(keep);
+                let r = self.replay_from(&cp.set, cp.events, cap, Some((keep, ranking)), &mut share);
+                *budget += share;
+                if let Some(replayed) = r {
+                    return Some((replayed.set, cp.anchored, is_exact && replayed.exact));
+                }
             }
         }
         None

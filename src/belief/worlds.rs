@@ -242,18 +242,51 @@ impl WorldSet {
     /// random), best first, keeping their weights. Returns true if anything was dropped.
     pub fn keep_best(&mut self, n: usize, rng: &mut impl Rng, score: impl Fn(&Position, f64) -> f64) -> bool {
         let cut = self.worlds.len() > n;
-        // A random key breaks ties, whatever the scores' sign or size.
-        let mut order: Vec<(f64, u64, usize)> =
-            (0..self.len()).map(|i| (score(&self.worlds[i], self.weights[i]), rng.gen(), i)).collect();
-        let best_first = |a: &(f64, u64, usize), b: &(f64, u64, usize)| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1));
+        let mut order = self.scored(rng, score);
         if cut {
             order.select_nth_unstable_by(n, best_first);
             order.truncate(n);
         }
         order.sort_unstable_by(best_first);
         let picks: Vec<usize> = order.into_iter().map(|(_, _, i)| i).collect();
+        self.keep_picks(&picks);
+        cut
+    }
+
+    /// Shrinks the set to `n` worlds: the `n / 2` of highest `first` score, then those of highest
+    /// `second` score among the others (ties broken at random), keeping their weights: a hedge
+    /// for when one score alone misleads. Returns true if anything was dropped.
+    pub fn keep_best_of_two(
+        &mut self,
+        n: usize,
+        rng: &mut impl Rng,
+        first: impl Fn(&Position, f64) -> f64,
+        second: impl Fn(&Position, f64) -> f64,
+    ) -> bool {
+        if self.len() <= n {
+            return self.keep_best(n, rng, first);
+        }
+        let half = n / 2;
+        let mut order = self.scored(rng, first);
+        order.select_nth_unstable_by(half, best_first);
+        let mut rest: Vec<(f64, u64, usize)> =
+            order[half..].iter().map(|&(_, tie, i)| (second(&self.worlds[i], self.weights[i]), tie, i)).collect();
+        rest.select_nth_unstable_by(n - half, best_first);
+        let picks: Vec<usize> = order[..half].iter().chain(&rest[..n - half]).map(|&(_, _, i)| i).collect();
+        self.keep_picks(&picks);
+        true
+    }
+
+    /// Every world's `score`, with a random key that breaks ties whatever the scores' sign or
+    /// size, and its index.
+    fn scored(&self, rng: &mut impl Rng, score: impl Fn(&Position, f64) -> f64) -> Vec<(f64, u64, usize)> {
+        (0..self.len()).map(|i| (score(&self.worlds[i], self.weights[i]), rng.gen(), i)).collect()
+    }
+
+    /// Keeps the worlds at `picks`, in that order, with their weights (then normalized).
+    fn keep_picks(&mut self, picks: &[usize]) {
         let mut out = WorldSet::with_capacity(picks.len());
-        for i in picks {
+        for &i in picks {
             out.worlds.push(self.worlds[i].clone());
             out.keys.push(self.keys[i]);
             out.weights.push(self.weights[i]);
@@ -261,7 +294,6 @@ impl WorldSet {
         }
         *self = out;
         self.normalize();
-        cut
     }
 
     /// Adds the worlds of `other` that this set lacks, each with this set's mean weight.
@@ -306,6 +338,11 @@ impl WorldSet {
     pub fn bytes(&self) -> usize {
         self.worlds.capacity() * std::mem::size_of::<Position>() + self.keys.capacity() * 20
     }
+}
+
+/// Orders scored worlds best first: higher score, then higher tie-breaking key.
+fn best_first(a: &(f64, u64, usize), b: &(f64, u64, usize)) -> std::cmp::Ordering {
+    b.0.total_cmp(&a.0).then(b.1.cmp(&a.1))
 }
 
 /// Builds a [`WorldSet`], merging equal worlds (their weights add up). Worlds are equal when
@@ -453,6 +490,19 @@ mod tests {
         assert_eq!(merged.keys(), [ks[0], ks[1], ks[2], ks[3], ks[4], ks[6]]);
         assert_eq!(merged.weights(), [1.0, 2.0, 6.0, 4.0, 10.0, 7.0]);
         assert_eq!(merged.nodes(), [0, 1, 2, 11, 12, 21]);
+    }
+
+    #[test]
+    fn keep_best_of_two_keeps_half_by_each_score() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut set = after_one_move();
+        // The two lightest (weights 1, 2) by the first score, the two heaviest by the second.
+        assert!(set.keep_best_of_two(4, &mut rng, |_, weight| -weight, |_, weight| weight));
+        let mut nodes = set.nodes().to_vec();
+        nodes.sort_unstable();
+        assert_eq!(nodes, [0, 1, 18, 19]);
+        assert!((set.total_weight() - 1.0).abs() < 1e-12);
+        assert!(set.weights()[0] < set.weights()[3], "weights are kept (then normalized)");
     }
 
     #[test]
