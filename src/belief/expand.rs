@@ -5,23 +5,27 @@
 //! parent adds all its children. Past that, each parent may add new children in proportion to its
 //! share of the weight still to come in its chunk (and at least an even share of the room left),
 //! so that a full set keeps children of every parent; children that are already held only gain
-//! weight.
+//! weight. A set larger than the sample size is expanded heaviest first: the sample, then
+//! lighter parents in rounds while room is left (an observation that refutes most children
+//! leaves room for many more parents: of the dark-chess r-r plies where the truth dropped out of
+//! the belief, 51 of 89 had it dropped by the cut before the expansion, and most of those
+//! expansions kept far fewer children than the room allowed).
 
 use super::lineage::Lineage;
 use super::step::{ChildSink, OpponentStep};
-use super::worlds::{WorldBuilder, WorldSet, NO_NODE};
+use super::worlds::{HeaviestFirst, WorldBuilder, WorldSet, NO_NODE};
 use crate::core::Move;
 use crate::rules::Position;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use std::iter::StepBy;
-use std::ops::Range;
 
 /// Sets smaller than this are expanded on one thread.
 const PARALLEL_MIN: usize = 4096;
 /// Children per parent to make room for at first.
 const CHILDREN_GUESS: usize = 8;
+/// Most rounds of parents one expansion takes (the heaviest, then lighter ones while room is left).
+const MAX_ROUNDS: usize = 4;
 
 /// The children of one chunk of parents. A new child's lineage id is, for now, its index in
 /// `origins`: the parent's lineage id and the move.
@@ -69,17 +73,16 @@ impl ChildSink for ChunkSink<'_> {
 fn expand_chunk(
     step: &OpponentStep,
     parents: &WorldSet,
-    indices: StepBy<Range<usize>>,
+    indices: &[usize],
     cap: usize,
+    room: usize,
     seed: u64,
 ) -> Chunk {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let count = indices.len();
-    // Room for the children up front: growing a large set copies it and rebuilds its index.
-    let room = cap.min(count * CHILDREN_GUESS);
     let mut chunk = Chunk { builder: WorldBuilder::with_capacity(room), ..Chunk::default() };
-    let mut remaining: f64 = indices.clone().map(|i| parents.weights()[i]).sum();
-    for (done, i) in indices.enumerate() {
+    let mut remaining: f64 = indices.iter().map(|&i| parents.weights()[i]).sum();
+    for (done, &i) in indices.iter().enumerate() {
         let weight = parents.weights()[i];
         let room = cap.saturating_sub(chunk.builder.len());
         // No quota while the children so far, projected over the parents left, fit the room;
@@ -103,8 +106,8 @@ fn expand_chunk(
 /// consecutive parents gave the lightest half as much room as the heaviest, whose children the
 /// next cut keeps; truth_in_support of dark-chess r-r over 12 games fell from 0.9447 on one
 /// thread to 0.9317 on two, and is 0.9435 so).
-fn chunk_parents(parents: usize, threads: usize, t: usize) -> StepBy<Range<usize>> {
-    (t..parents).step_by(threads)
+fn chunk_parents(parents: &[usize], threads: usize, t: usize) -> Vec<usize> {
+    parents.iter().skip(t).step_by(threads).copied().collect()
 }
 
 /// What [`expand`] made: the children, whether some were left out, and how likely the
@@ -112,40 +115,90 @@ fn chunk_parents(parents: usize, threads: usize, t: usize) -> StepBy<Range<usize
 pub struct Expanded {
     /// The children.
     pub set: WorldSet,
-    /// True if some consistent children were left out.
+    /// True if some consistent children were left out (or some parents not expanded).
     pub cut: bool,
     /// The observation's chance under each mover.
     pub likelihood: Likelihood,
 }
 
-/// The consistent children of every world of `parents` (weighted by parent weight times move
-/// chance), at most about `cap` distinct ones. Lineage ids are extended in `lineage` if one is
-/// kept.
+/// The children made so far, chunk by chunk, before they are merged.
+#[derive(Default)]
+struct Rounds {
+    builders: Vec<WorldBuilder>,
+    origins: Vec<(u32, Move)>,
+    offsets: Vec<u32>,
+    made: usize,
+    cut: bool,
+    likelihood: Likelihood,
+}
+
+impl Rounds {
+    /// Expands the parents at `indices` in parallel chunks, adding at most about `cap` children.
+    fn expand(&mut self, step: &OpponentStep, parents: &WorldSet, indices: &[usize], cap: usize, rng: &mut impl Rng) {
+        let threads = if indices.len() >= PARALLEL_MIN { rayon::current_num_threads().clamp(1, 8) } else { 1 };
+        let seeds: Vec<u64> = (0..threads).map(|_| rng.gen()).collect();
+        let chunk_cap = cap.div_ceil(threads);
+        let chunks: Vec<Chunk> = seeds
+            .into_par_iter()
+            .enumerate()
+            .map(|(t, seed)| {
+                let chunk = chunk_parents(indices, threads, t);
+                // Room for the children up front (growing a large set copies it and rebuilds its
+                // index); the very first chunk's set becomes the merged one, so it gets room for all.
+                let first = t == 0 && self.builders.is_empty();
+                let (room, guess) = if first { (cap, indices.len()) } else { (chunk_cap, chunk.len()) };
+                let room = room.min(guess * CHILDREN_GUESS);
+                expand_chunk(step, parents, &chunk, chunk_cap, room, seed)
+            })
+            .collect();
+        for chunk in chunks {
+            self.cut |= chunk.cut;
+            self.likelihood.uniform += chunk.likelihood.uniform;
+            self.likelihood.greedy += chunk.likelihood.greedy;
+            self.made += chunk.builder.len();
+            self.offsets.push(self.origins.len() as u32);
+            self.origins.extend(chunk.origins);
+            self.builders.push(chunk.builder);
+        }
+    }
+}
+
+/// The consistent children of the worlds of `parents` (weighted by parent weight times move
+/// chance), at most about `cap` distinct ones. At most `max_parents` of the heaviest parents are
+/// expanded first; while room is left, lighter ones follow, in rounds sized by the children per
+/// parent so far (an observation that refutes most children leaves room for many more parents).
+/// Lineage ids are extended in `lineage` if one is kept.
 pub fn expand(
     step: &OpponentStep,
     parents: &WorldSet,
+    max_parents: usize,
     cap: usize,
     lineage: Option<&mut Lineage>,
     rng: &mut impl Rng,
 ) -> Expanded {
-    let threads = if parents.len() >= PARALLEL_MIN { rayon::current_num_threads().clamp(1, 8) } else { 1 };
-    let seeds: Vec<u64> = (0..threads).map(|_| rng.gen()).collect();
-    let chunk_cap = cap.div_ceil(threads);
-    let chunks: Vec<Chunk> = seeds
-        .into_par_iter()
-        .enumerate()
-        .map(|(t, seed)| expand_chunk(step, parents, chunk_parents(parents.len(), threads, t), chunk_cap, seed))
-        .collect();
-    let (mut cut, mut likelihood) = (false, Likelihood::default());
-    let (mut origins, mut offsets, mut builders) = (Vec::new(), Vec::new(), Vec::new());
-    for chunk in chunks {
-        cut |= chunk.cut;
-        likelihood.uniform += chunk.likelihood.uniform;
-        likelihood.greedy += chunk.likelihood.greedy;
-        offsets.push(origins.len() as u32);
-        origins.extend(chunk.origins);
-        builders.push(chunk.builder);
+    let mut rounds = Rounds::default();
+    if parents.len() <= max_parents {
+        let all: Vec<usize> = (0..parents.len()).collect();
+        rounds.expand(step, parents, &all, cap, rng);
+    } else {
+        let mut order = HeaviestFirst::new(parents, rng);
+        let mut batch = max_parents;
+        let mut expanded = 0;
+        for _ in 0..MAX_ROUNDS {
+            let indices = order.next(batch);
+            expanded += indices.len();
+            rounds.expand(step, parents, &indices, cap.saturating_sub(rounds.made), rng);
+            let room = cap.saturating_sub(rounds.made);
+            if order.remaining() == 0 || room < cap / 16 {
+                break;
+            }
+            // Fill most of the room left at the rate seen so far.
+            let per_parent = (rounds.made as f64 / expanded as f64).max(0.05);
+            batch = ((0.8 * room as f64 / per_parent) as usize).max(256);
+        }
+        rounds.cut |= order.remaining() > 0;
     }
+    let Rounds { builders, origins, offsets, cut, likelihood, .. } = rounds;
     let mut set = WorldBuilder::merge(builders, &offsets);
     match lineage {
         Some(l) => set.map_nodes(|i| {
@@ -169,7 +222,8 @@ mod tests {
         for threads in 2..=8 {
             let mut seen = vec![0; weights.len()];
             for t in 0..threads {
-                let chunk: Vec<usize> = chunk_parents(weights.len(), threads, t).collect();
+                let all: Vec<usize> = (0..weights.len()).collect();
+                let chunk = chunk_parents(&all, threads, t);
                 let share = chunk.iter().map(|&i| weights[i]).sum::<f64>() / total;
                 assert!(
                     (share * threads as f64 - 1.0).abs() < 0.01,

@@ -14,10 +14,10 @@
 //!
 //! While the set fits the work and memory limits of [`BeliefConfig`] it is *exact*: every
 //! consistent world is in it, with the probability the opponent model gives its histories (tests
-//! check both against a brute-force enumeration). Past the limits each parent keeps a weighted
-//! random share of its children, and before the next opponent ply the set (by then filtered by
-//! the engine's own move) is cut to its heaviest worlds ([`Truncation`]): a weighted sample of
-//! consistent worlds. After a cut the belief can try (if `resync_budget` allows), with backoff,
+//! check both against a brute-force enumeration). Past the limits the heaviest worlds are
+//! expanded first, each keeping a weighted random share of its children, and lighter ones follow
+//! while the room for children lasts; the others are dropped ([`Truncation`]): a weighted sample
+//! of consistent worlds. After a cut the belief can try (if `resync_budget` allows), with backoff,
 //! to *resync*: replay the events since the last exact set keeping every world that can still
 //! reach the later views; when no level outgrows its budget it is exact again. A narrow sample
 //! is topped up from a checkpoint. A sample can run dry (no world survives an observation); it
@@ -81,8 +81,10 @@ pub enum Truncation {
 pub struct BeliefConfig {
     /// Memory budget for the worlds, checkpoints and lineage, in MiB (the `Hash` option).
     pub hash_mib: usize,
-    /// Most worlds an opponent ply is expanded from: a larger set is cut to a sample of this size
-    /// first (after the engine's own move has filtered it, so that the cut knows that view).
+    /// The sample size: the heaviest this many worlds are expanded first at an opponent ply
+    /// (lighter ones follow while `max_children` leaves room), and checkpoints keep this many.
+    /// 32,000 rather than 40,000: on dark-chess r-r (150 games) truth_in_support 0.9743 -> 0.9787
+    /// and update p99 44.5 -> 41.6 ms, as the heaviest get more room for their children.
     pub max_worlds: usize,
     /// Most new children generated in one opponent update (the set holds at most this many until
     /// the next opponent ply): each parent may add its share (in proportion to its weight) and
@@ -127,7 +129,7 @@ impl Default for BeliefConfig {
     fn default() -> BeliefConfig {
         BeliefConfig {
             hash_mib: 128,
-            max_worlds: 40_000,
+            max_worlds: 32_000,
             max_children: 165_000,
             regen_budget: 100_000_000,
             min_worlds: 256,
@@ -145,7 +147,7 @@ impl Default for BeliefConfig {
 }
 
 impl BeliefConfig {
-    /// The most worlds kept after an opponent ply is expanded (`max_worlds`) and the most
+    /// The sample size (`max_worlds`: expanded first, and kept by each checkpoint) and the most
     /// children it may make (`max_children`), as far as the memory budget allows them: the set,
     /// its successor and the last exact set may each hold the children; every other checkpoint
     /// keeps at most the sample size.
@@ -409,7 +411,7 @@ impl Belief {
         let next = match self.history[k].clone() {
             Event::Own { mv, obs } => after_own_move(&self.set, side, mv, &obs),
             Event::Opponent { obs } => {
-                self.cut_parents(k, report);
+                self.resample_parents(k, report);
                 self.expand(&prev, &obs, report)
             }
             Event::Bounce { square } => after_bounce(&self.set, side, square),
@@ -442,8 +444,8 @@ impl Belief {
     /// the limits (the belief is then no longer exact).
     fn expand(&mut self, prev: &View, obs: &Observation, report: &mut UpdateReport) -> WorldSet {
         let step = OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share);
-        let cap = self.cfg.limits().1;
-        let expanded = expand::expand(&step, &self.set, cap, self.lineage.as_mut(), &mut self.rng);
+        let (max_parents, cap) = self.cfg.limits();
+        let expanded = expand::expand(&step, &self.set, max_parents, cap, self.lineage.as_mut(), &mut self.rng);
         let (children, cut, seen) = (expanded.set, expanded.cut, expanded.likelihood);
         let odds = self.greedy_share * seen.greedy + (1.0 - self.greedy_share) * seen.uniform;
         if odds > 0.0 {
@@ -456,20 +458,19 @@ impl Belief {
         children
     }
 
-    /// Cuts a set of more than `max_worlds` worlds to a sample before the opponent's ply is
-    /// expanded (the set before event `k`); the first cut keeps the exact set as a checkpoint.
-    fn cut_parents(&mut self, k: usize, report: &mut UpdateReport) {
+    /// With systematic truncation, resamples a set of more than `max_worlds` worlds before the
+    /// opponent's ply is expanded (the set before event `k`); the first cut keeps the exact set
+    /// as a checkpoint. (The heaviest are picked by the expansion itself, which goes on to
+    /// lighter parents while its room lasts.)
+    fn resample_parents(&mut self, k: usize, report: &mut UpdateReport) {
         let max = self.cfg.limits().0;
-        if self.set.len() <= max {
+        if self.cfg.truncation != Truncation::Systematic || self.set.len() <= max {
             return;
         }
         if self.exact {
             self.exact_checkpoint = Some(Checkpoint { events: k, set: self.set.clone(), anchored: !self.fallen_back });
         }
-        match self.cfg.truncation {
-            Truncation::Heaviest => self.set.keep_heaviest(max, &mut self.rng),
-            Truncation::Systematic => self.set.resample(max, &mut self.rng),
-        };
+        self.set.resample(max, &mut self.rng);
         self.exact = false;
         report.sampled = true;
     }

@@ -70,7 +70,8 @@ impl Belief {
                     let lookahead = Lookahead::after(&self.history, i, side);
                     let step =
                         OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share).reaching(lookahead.clone());
-                    let mut expanded = expand::expand(&step, &set, cap, self.lineage.as_mut(), &mut self.rng);
+                    let mut expanded =
+                        expand::expand(&step, &set, usize::MAX, cap, self.lineage.as_mut(), &mut self.rng);
                     match keep {
                         None if expanded.cut => return None,
                         Some((n, ranking)) if expanded.cut || expanded.set.len() > n => {

@@ -340,6 +340,37 @@ impl WorldSet {
     }
 }
 
+/// The worlds of a set in batches, heaviest first (ties broken at random); each batch is
+/// sorted only when it is taken.
+pub struct HeaviestFirst {
+    scored: Vec<(f64, u64, usize)>,
+    taken: usize,
+}
+
+impl HeaviestFirst {
+    /// The order of the worlds of `set`.
+    pub fn new(set: &WorldSet, rng: &mut impl Rng) -> HeaviestFirst {
+        HeaviestFirst { scored: set.scored(rng, |_, weight| weight), taken: 0 }
+    }
+
+    /// How many worlds have not been taken.
+    pub fn remaining(&self) -> usize {
+        self.scored.len() - self.taken
+    }
+
+    /// The indices of the next (at most) `n` heaviest worlds, heaviest first.
+    pub fn next(&mut self, n: usize) -> Vec<usize> {
+        let rest = &mut self.scored[self.taken..];
+        let n = n.min(rest.len());
+        if n < rest.len() {
+            rest.select_nth_unstable_by(n, best_first);
+        }
+        rest[..n].sort_unstable_by(best_first);
+        self.taken += n;
+        rest[..n].iter().map(|&(_, _, i)| i).collect()
+    }
+}
+
 /// Orders scored worlds best first: higher score, then higher tie-breaking key.
 fn best_first(a: &(f64, u64, usize), b: &(f64, u64, usize)) -> std::cmp::Ordering {
     b.0.total_cmp(&a.0).then(b.1.cmp(&a.1))
@@ -408,27 +439,45 @@ impl WorldBuilder {
     /// after them; no index is rebuilt.
     pub fn merge(builders: Vec<WorldBuilder>, offsets: &[u32]) -> WorldSet {
         let total: usize = builders.iter().map(WorldBuilder::len).sum();
-        let mut out = WorldSet::default();
-        // Per builder merged so far: its index and where each of its worlds went in `out`.
-        let mut merged: Vec<(KeyMap, Vec<u32>)> = Vec::with_capacity(builders.len());
-        for (j, builder) in builders.into_iter().enumerate() {
-            let WorldBuilder { mut set, index } = builder;
+        let mut sets = Vec::with_capacity(builders.len());
+        let mut indexes = Vec::with_capacity(builders.len());
+        for WorldBuilder { mut set, index } in builders {
             for &(i, w) in index.values() {
                 set.weights[i as usize] = w;
             }
-            if j == 0 {
-                let place = (0..set.len() as u32).collect();
-                out = set;
-                out.reserve(total - out.len());
-                merged.push((index, place));
-                continue;
-            }
+            sets.push(set);
+            indexes.push(index);
+        }
+        // For every world of a later builder, the earlier builder holding it first, and where
+        // (looked up in parallel: the indexes are only read).
+        let held: Vec<Vec<Option<(u32, u32)>>> = sets
+            .par_iter()
+            .enumerate()
+            .map(|(j, set)| {
+                set.keys
+                    .iter()
+                    .map(|key| {
+                        indexes[..j]
+                            .iter()
+                            .enumerate()
+                            .find_map(|(b, index)| index.get(key).map(|&(i, _)| (b as u32, i)))
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut sets = sets.into_iter();
+        let Some(mut out) = sets.next() else { return WorldSet::default() };
+        out.reserve(total - out.len());
+        // Per builder: where each of its worlds went in `out`.
+        let mut places: Vec<Vec<u32>> = vec![(0..out.len() as u32).collect()];
+        for (j, set) in sets.enumerate().map(|(j, set)| (j + 1, set)) {
             let mut place = Vec::with_capacity(set.len());
             let WorldSet { worlds, keys, weights, nodes } = set;
-            for (((world, key), weight), node) in worlds.into_iter().zip(keys).zip(weights).zip(nodes) {
-                let held = merged.iter().find_map(|(index, place)| index.get(&key).map(|&(i, _)| place[i as usize]));
-                match held {
-                    Some(at) => {
+            let fresh = worlds.into_iter().zip(keys).zip(weights).zip(nodes).zip(&held[j]);
+            for ((((world, key), weight), node), held) in fresh {
+                match *held {
+                    Some((b, i)) => {
+                        let at = places[b as usize][i as usize];
                         out.weights[at as usize] += weight;
                         place.push(at);
                     }
@@ -441,7 +490,7 @@ impl WorldBuilder {
                     }
                 }
             }
-            merged.push((index, place));
+            places.push(place);
         }
         out
     }
@@ -523,5 +572,20 @@ mod tests {
         let mut all = set.clone();
         assert!(!all.keep_heaviest(20, &mut rng));
         assert_eq!(all.len(), 20);
+    }
+
+    #[test]
+    fn heaviest_first_hands_out_every_world_once_in_batches_heaviest_first() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let set = after_one_move();
+        let mut order = HeaviestFirst::new(&set, &mut rng);
+        // Weight i + 1 at index i: the heaviest are the last indices.
+        assert_eq!(order.next(3), [19, 18, 17]);
+        assert_eq!(order.remaining(), 17);
+        assert_eq!(order.next(5), [16, 15, 14, 13, 12]);
+        let rest = order.next(100);
+        assert_eq!(rest, (0..12).rev().collect::<Vec<usize>>());
+        assert_eq!(order.remaining(), 0);
+        assert!(order.next(4).is_empty());
     }
 }

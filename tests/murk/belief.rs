@@ -182,6 +182,33 @@ fn exact_beliefs_equal_the_brute_force_set_of_consistent_worlds() {
 }
 
 #[test]
+fn an_expansion_with_room_left_takes_the_lighter_parents_too() {
+    // One parent first, but room for every child: the lighter parents follow in later rounds,
+    // so nothing is cut and the belief stays exact.
+    let cfg = BeliefConfig { max_worlds: 1, ..unlimited() };
+    let mut compared = 0;
+    for variant in Variant::ALL {
+        for seed in 0..4 {
+            let start = Position::start(variant);
+            let mut t = Tracked::new(&start, &cfg);
+            let mut brute = [Color::White, Color::Black].map(|c| BruteForce::new(&t.infos[c.index()], 30_000, true));
+            random_game(variant, 4000 + seed, 12, |step| {
+                t.step(step);
+                for (c, brute) in brute.iter_mut().enumerate() {
+                    if let Some(truth) = brute.update(&t.infos[c]) {
+                        if truth.len() > 1 {
+                            assert_same_worlds(&t.beliefs[c], truth, &format!("{variant} seed {seed}"));
+                            compared += 1;
+                        }
+                    }
+                }
+            });
+        }
+    }
+    assert!(compared > 100, "only {compared} belief states compared");
+}
+
+#[test]
 fn a_cut_belief_gets_back_to_the_exact_set_when_observations_allow() {
     // Tiny samples, so that sets are cut while they are still small enough to enumerate; a
     // resync budget that lets them come back.
