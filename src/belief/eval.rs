@@ -131,6 +131,8 @@ pub struct EvalStats {
     pub hands: (u64, f64),
     /// Fallbacks.
     pub lost: usize,
+    /// Seeds of the games in which a belief fell back (to rerun one with `--games 1 --seed S`).
+    pub lost_games: Vec<u64>,
     /// Regenerations.
     pub regenerated: usize,
     /// Duration of every update, in milliseconds.
@@ -276,8 +278,20 @@ pub fn play_game(args: &BeliefEvalArgs, game_seed: u64, stats: &mut EvalStats) -
     }
     stats.games += 1;
     stats.plies += plies;
-    stats.lost += sides.iter().map(|s| s.belief.lost()).sum::<usize>();
+    let lost = sides.iter().map(|s| s.belief.lost()).sum::<usize>();
+    stats.lost += lost;
+    if lost > 0 {
+        stats.lost_games.push(game_seed);
+    }
     Ok(())
+}
+
+/// The seeds of the games that fell back, comma-separated (`-` if none).
+fn lost_games(seeds: &[u64]) -> String {
+    if seeds.is_empty() {
+        return "-".to_string();
+    }
+    seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
 }
 
 /// Runs the whole evaluation, printing the baseline and the summary line (last) to `out`.
@@ -289,12 +303,13 @@ pub fn run(args: &BeliefEvalArgs, out: &mut impl Write) -> Result<EvalStats> {
     let n = stats.support.0.max(1) as f64;
     writeln!(
         out,
-        "belief-eval detail exact={:.4} mean_worlds={:.1} regenerated={} checked_worlds={} update_ms_max={:.1}",
+        "belief-eval detail exact={:.4} mean_worlds={:.1} regenerated={} checked_worlds={} update_ms_max={:.1} lost_games={}",
         stats.exact as f64 / n,
         stats.worlds as f64 / n,
         stats.regenerated,
         stats.checked.0,
-        stats.update_quantile(1.0)
+        stats.update_quantile(1.0),
+        lost_games(&stats.lost_games)
     )?;
     writeln!(
         out,

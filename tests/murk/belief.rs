@@ -608,6 +608,8 @@ fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games:
         assert!(last.contains(field), "{last}");
     }
     assert!(text.contains("baseline square_acc="), "{text}");
+    assert!(text.contains(" lost_games="), "{text}");
+    assert_eq!(stats.lost_games.is_empty(), stats.lost == 0, "{text}");
     eprintln!("{}", text.trim_end());
     stats
 }
