@@ -159,25 +159,42 @@ impl Tracked {
     }
 }
 
-#[test]
-fn exact_beliefs_equal_the_brute_force_set_of_consistent_worlds() {
+/// Plays random games (every variant, the seeds `seeds`, at most `plies` plies) with both
+/// players' beliefs under `cfg` and a brute-force enumeration beside each, and hands `compare`
+/// every state the brute force could enumerate: what it is, the belief, its update and the
+/// consistent worlds. Returns how many states `compare` counted (it returns true to count one).
+fn against_brute_force(
+    cfg: &BeliefConfig,
+    seeds: std::ops::Range<u64>,
+    plies: usize,
+    mut compare: impl FnMut(&str, &Belief, &UpdateReport, &HashMap<String, (Position, f64)>) -> bool,
+) -> usize {
     let mut compared = 0;
     for variant in Variant::ALL {
-        for seed in 0..12 {
+        for seed in seeds.clone() {
             let start = Position::start(variant);
-            let mut t = Tracked::new(&start, &unlimited());
+            let mut t = Tracked::new(&start, cfg);
             let mut brute = [Color::White, Color::Black].map(|c| BruteForce::new(&t.infos[c.index()], 30_000, true));
-            random_game(variant, 1000 + seed, 14, |step| {
-                t.step(step);
+            random_game(variant, seed, plies, |step| {
+                let reports = t.step(step);
                 for (c, brute) in brute.iter_mut().enumerate() {
                     if let Some(truth) = brute.update(&t.infos[c]) {
-                        assert_same_worlds(&t.beliefs[c], truth, &format!("{variant} seed {seed}"));
-                        compared += 1;
+                        let what = format!("{variant} seed {seed}");
+                        compared += compare(&what, &t.beliefs[c], &reports[c], truth) as usize;
                     }
                 }
             });
         }
     }
+    compared
+}
+
+#[test]
+fn exact_beliefs_equal_the_brute_force_set_of_consistent_worlds() {
+    let compared = against_brute_force(&unlimited(), 1000..1012, 14, |what, belief, _, truth| {
+        assert_same_worlds(belief, truth, what);
+        true
+    });
     assert!(compared > 500, "only {compared} belief states compared");
 }
 
@@ -186,25 +203,10 @@ fn an_expansion_with_room_left_takes_the_lighter_parents_too() {
     // One parent first, but room for every child: the lighter parents follow in later rounds,
     // so nothing is cut and the belief stays exact.
     let cfg = BeliefConfig { max_worlds: 1, ..unlimited() };
-    let mut compared = 0;
-    for variant in Variant::ALL {
-        for seed in 0..4 {
-            let start = Position::start(variant);
-            let mut t = Tracked::new(&start, &cfg);
-            let mut brute = [Color::White, Color::Black].map(|c| BruteForce::new(&t.infos[c.index()], 30_000, true));
-            random_game(variant, 4000 + seed, 12, |step| {
-                t.step(step);
-                for (c, brute) in brute.iter_mut().enumerate() {
-                    if let Some(truth) = brute.update(&t.infos[c]) {
-                        if truth.len() > 1 {
-                            assert_same_worlds(&t.beliefs[c], truth, &format!("{variant} seed {seed}"));
-                            compared += 1;
-                        }
-                    }
-                }
-            });
-        }
-    }
+    let compared = against_brute_force(&cfg, 4000..4004, 12, |what, belief, _, truth| {
+        assert_same_worlds(belief, truth, what);
+        truth.len() > 1
+    });
     assert!(compared > 100, "only {compared} belief states compared");
 }
 
@@ -213,24 +215,12 @@ fn a_cut_belief_gets_back_to_the_exact_set_when_observations_allow() {
     // Tiny samples, so that sets are cut while they are still small enough to enumerate; a
     // resync budget that lets them come back.
     let cfg = BeliefConfig { max_worlds: 10, max_children: 20, resync_budget: 200_000, ..unlimited() };
-    let mut compared = 0;
-    for variant in Variant::ALL {
-        for seed in 0..6 {
-            let start = Position::start(variant);
-            let mut t = Tracked::new(&start, &cfg);
-            let mut brute = [Color::White, Color::Black].map(|c| BruteForce::new(&t.infos[c.index()], 30_000, true));
-            random_game(variant, 3000 + seed, 30, |step| {
-                let reports = t.step(step);
-                for (c, brute) in brute.iter_mut().enumerate() {
-                    let truth = brute.update(&t.infos[c]);
-                    if let (true, Some(truth)) = (reports[c].resynced > 0, truth) {
-                        assert_same_worlds(&t.beliefs[c], truth, &format!("{variant} seed {seed} after a resync"));
-                        compared += 1;
-                    }
-                }
-            });
+    let compared = against_brute_force(&cfg, 3000..3006, 30, |what, belief, report, truth| {
+        if report.resynced > 0 {
+            assert_same_worlds(belief, truth, &format!("{what} after a resync"));
         }
-    }
+        report.resynced > 0
+    });
     assert!(compared >= 20, "only {compared} resynced beliefs compared");
 }
 
