@@ -13,7 +13,7 @@
 
 use super::lineage::Lineage;
 use super::step::{ChildSink, OpponentStep};
-use super::worlds::{HeaviestFirst, WorldBuilder, WorldSet, NO_NODE};
+use super::worlds::{BestFirst, WorldBuilder, WorldSet, NO_NODE};
 use crate::core::Move;
 use crate::rules::Position;
 use rand::{Rng, SeedableRng};
@@ -181,7 +181,7 @@ pub fn expand(
         let all: Vec<usize> = (0..parents.len()).collect();
         rounds.expand(step, parents, &all, cap, rng);
     } else {
-        let mut order = HeaviestFirst::new(parents, rng);
+        let mut order = BestFirst::new(parents, rng, |_, weight| weight);
         let mut batch = max_parents;
         let mut expanded = 0;
         for _ in 0..MAX_ROUNDS {

@@ -241,14 +241,8 @@ impl WorldSet {
     /// Shrinks the set to the `n` worlds of highest `score(world, weight)` (ties broken at
     /// random), best first, keeping their weights. Returns true if anything was dropped.
     pub fn keep_best(&mut self, n: usize, rng: &mut impl Rng, score: impl Fn(&Position, f64) -> f64) -> bool {
-        let cut = self.worlds.len() > n;
-        let mut order = self.scored(rng, score);
-        if cut {
-            order.select_nth_unstable_by(n, best_first);
-            order.truncate(n);
-        }
-        order.sort_unstable_by(best_first);
-        let picks: Vec<usize> = order.into_iter().map(|(_, _, i)| i).collect();
+        let cut = self.len() > n;
+        let picks = BestFirst::new(self, rng, score).next(n);
         self.keep_picks(&picks);
         cut
     }
@@ -340,17 +334,17 @@ impl WorldSet {
     }
 }
 
-/// The worlds of a set in batches, heaviest first (ties broken at random); each batch is
+/// The worlds of a set in batches, best first by a score (ties broken at random); each batch is
 /// sorted only when it is taken.
-pub struct HeaviestFirst {
+pub struct BestFirst {
     scored: Vec<(f64, u64, usize)>,
     taken: usize,
 }
 
-impl HeaviestFirst {
-    /// The order of the worlds of `set`.
-    pub fn new(set: &WorldSet, rng: &mut impl Rng) -> HeaviestFirst {
-        HeaviestFirst { scored: set.scored(rng, |_, weight| weight), taken: 0 }
+impl BestFirst {
+    /// The order of the worlds of `set` by `score(world, weight)`, highest first.
+    pub fn new(set: &WorldSet, rng: &mut impl Rng, score: impl Fn(&Position, f64) -> f64) -> BestFirst {
+        BestFirst { scored: set.scored(rng, score), taken: 0 }
     }
 
     /// How many worlds have not been taken.
@@ -358,7 +352,7 @@ impl HeaviestFirst {
         self.scored.len() - self.taken
     }
 
-    /// The indices of the next (at most) `n` heaviest worlds, heaviest first.
+    /// The indices of the next (at most) `n` best worlds, best first.
     pub fn next(&mut self, n: usize) -> Vec<usize> {
         let rest = &mut self.scored[self.taken..];
         let n = n.min(rest.len());
@@ -575,10 +569,10 @@ mod tests {
     }
 
     #[test]
-    fn heaviest_first_hands_out_every_world_once_in_batches_heaviest_first() {
+    fn best_first_hands_out_every_world_once_in_batches_best_first() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
         let set = after_one_move();
-        let mut order = HeaviestFirst::new(&set, &mut rng);
+        let mut order = BestFirst::new(&set, &mut rng, |_, weight| weight);
         // Weight i + 1 at index i: the heaviest are the last indices.
         assert_eq!(order.next(3), [19, 18, 17]);
         assert_eq!(order.remaining(), 17);
