@@ -102,10 +102,12 @@ impl Target {
 
     /// The fewest plies a piece of `role` can reach `sq` in other than by moving there: a drop
     /// (one ply) or a pawn's promotion (its pushes to the last rank, plus a move on if `sq` is
-    /// not on it).
+    /// not on it). In Crazyhouse a pawn in hand, or one a capture may bring, can be dropped on
+    /// the rank before the last and promote the next ply: two plies at most.
     fn shortcut(&self, pos: &Position, enemy: Color, role: Role, sq: Square) -> u32 {
         let variant = pos.variant();
-        if variant.has_hands() && (self.gained[role.index()] || pos.hand(enemy).count(role) > 0) {
+        let may_drop = |r: Role| variant.has_hands() && (self.gained[r.index()] || pos.hand(enemy).count(r) > 0);
+        if may_drop(role) {
             return 1;
         }
         if !variant.promotion_roles().contains(&role) {
@@ -113,10 +115,15 @@ impl Target {
         }
         // The most advanced pawn: from relative rank r it needs 7 - r pushes, one fewer from
         // its second rank (the double step).
-        let Some(rank) = pos.pieces(enemy, Role::Pawn).map(|p| enemy.relative_rank(p.rank())).max() else {
+        let on_board = pos
+            .pieces(enemy, Role::Pawn)
+            .map(|p| enemy.relative_rank(p.rank()))
+            .max()
+            .map(|rank| (7 - rank as u32).saturating_sub((rank == 1) as u32));
+        let dropped = may_drop(Role::Pawn).then_some(2);
+        let Some(pushes) = on_board.into_iter().chain(dropped).min() else {
             return FAR as u32;
         };
-        let pushes = (7 - rank as u32).saturating_sub((rank == 1) as u32);
         pushes + (enemy.relative_rank(sq.rank()) != 7) as u32
     }
 }
@@ -211,6 +218,23 @@ mod tests {
             }
         }
         sides
+    }
+
+    #[test]
+    fn a_pawn_in_hand_is_dropped_and_promotes_within_two_plies() {
+        // Black holds a pawn; its pawns on the board are five pushes from promoting.
+        let world = Position::from_fen(Variant::DarkCrazyhouse, "4k3/pppppppp/8/8/8/8/8/R3K3[p] b - - 0 1").unwrap();
+        // Two Black plies later White's rook sees a promoted Black queen on b1 (P@b2, b2b1=Q).
+        let later = Position::from_fen(Variant::DarkCrazyhouse, "4k3/pppppppp/8/8/8/8/8/Rq~2K3 w - - 0 2").unwrap();
+        let view = View::of(&later, Color::White);
+        assert!(view.pieces(Color::Black, Role::Queen).any(), "the rook should see the queen");
+        let target = |plies| Target::new(&view, Bitboard::EMPTY, plies, [false; Role::COUNT]);
+        assert!(target(2).reachable(&world, Color::Black), "drop and promotion take two plies");
+        assert!(!target(1).reachable(&world, Color::Black), "one ply is not enough");
+        // Without the pawn in hand it takes the board's pawns five pushes.
+        let empty_handed = Position::from_fen(Variant::DarkCrazyhouse, "4k3/pppppppp/8/8/8/8/8/R3K3 b - - 0 1").unwrap();
+        assert!(!target(4).reachable(&empty_handed, Color::Black));
+        assert!(target(5).reachable(&empty_handed, Color::Black));
     }
 
     #[test]
