@@ -1,6 +1,7 @@
 //! Speed of the belief's update step: one event applied to the belief of a seeded random game
-//! at a fixed ply, per variant, for the opponent's hidden ply (expansion) and the engine's own
-//! move (filter). Also the per-square marginals the search reads.
+//! at a fixed ply, per variant (and for the large sets behind the slowest updates), for the
+//! opponent's hidden ply (expansion) and the engine's own move (filter). Also the per-square
+//! marginals the search reads.
 //!
 //! Run with `cargo bench --bench belief`.
 
@@ -63,18 +64,34 @@ fn bench_update(c: &mut Criterion) {
     let cfg = BeliefConfig { lineage: false, ..BeliefConfig::default() };
     let mut group = c.benchmark_group("belief-update");
     group.sample_size(10);
+    // The first four are typical sets; the last two are the large ones (past the sample size,
+    // so the expansion cuts) that make the slowest updates. Each iteration starts from a fresh
+    // clone, so the update writes to memory the process has just been given, page by page: the
+    // large opponent ply measured 52 ms so, and 33 ms with glibc told to keep freed memory
+    // (GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4294967295:glibc.malloc.trim_threshold=4294967295),
+    // about what a long run's updates of that size take (belief-eval, dark-chess r-r: a median
+    // of 36 ms over the opponent plies slower than 25 ms). The belief is dropped untimed.
     let cases = [
-        ("chess-opponent-ply", Variant::DarkChess, true),
-        ("chess-own-move", Variant::DarkChess, false),
-        ("crazyhouse-opponent-ply", Variant::DarkCrazyhouse, true),
-        ("crossroads-opponent-ply", Variant::DarkCrossroads, true),
+        ("chess-opponent-ply", Variant::DarkChess, 5_000, true),
+        ("chess-own-move", Variant::DarkChess, 5_000, false),
+        ("crazyhouse-opponent-ply", Variant::DarkCrazyhouse, 5_000, true),
+        ("crossroads-opponent-ply", Variant::DarkCrossroads, 5_000, true),
+        ("chess-opponent-ply-large", Variant::DarkChess, 60_000, true),
+        ("chess-own-move-large", Variant::DarkChess, 60_000, false),
     ];
-    for (name, variant, opponent) in cases {
-        let (before, info) = case(variant, 5_000, opponent, &cfg);
+    for (name, variant, min_worlds, opponent) in cases {
+        let (before, info) = case(variant, min_worlds, opponent, &cfg);
         let after = Belief::new(&info, cfg.clone()).len();
         eprintln!("{name}: {} worlds before the event, {after} after", before.len());
         group.bench_function(name, |b| {
-            b.iter_batched(|| before.clone(), |mut belief| black_box(belief.update(&info)), BatchSize::LargeInput)
+            b.iter_batched(
+                || before.clone(),
+                |mut belief| {
+                    black_box(belief.update(&info));
+                    belief
+                },
+                BatchSize::LargeInput,
+            )
         });
     }
     group.finish();
