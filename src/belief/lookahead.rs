@@ -232,7 +232,8 @@ mod tests {
         assert!(target(2).reachable(&world, Color::Black), "drop and promotion take two plies");
         assert!(!target(1).reachable(&world, Color::Black), "one ply is not enough");
         // Without the pawn in hand it takes the board's pawns five pushes.
-        let empty_handed = Position::from_fen(Variant::DarkCrazyhouse, "4k3/pppppppp/8/8/8/8/8/R3K3 b - - 0 1").unwrap();
+        let empty_handed =
+            Position::from_fen(Variant::DarkCrazyhouse, "4k3/pppppppp/8/8/8/8/8/R3K3 b - - 0 1").unwrap();
         assert!(!target(4).reachable(&empty_handed, Color::Black));
         assert!(target(5).reachable(&empty_handed, Color::Black));
     }
