@@ -33,31 +33,23 @@ pub fn touched(pos: &Position, m: Move) -> Bitboard {
     }
 }
 
-/// True if `color`'s king stands on its far rank in `pos` (in Crossroads: its Try is armed and
-/// awaits the one reply; a game can only go on past that reply if it captured the king).
-fn king_on_far_rank(pos: &Position, color: Color) -> bool {
-    pos.variant().has_try() && pos.pieces(color, Role::King).first().is_some_and(|k| color.relative_rank(k.rank()) == 7)
-}
-
 /// True if the game can have gone on to `pos`: no king is captured; in Crossroads, no king of
 /// the side to move stands on its far rank (that Try went unanswered, so the game would have
 /// ended); and the no-progress limit is not reached, unless the last ply armed a Try.
 pub fn goes_on(pos: &Position) -> bool {
     let mover = pos.turn();
     !pos.is_king_captured()
-        && !king_on_far_rank(pos, mover)
-        && (pos.halfmoves() < 100 || king_on_far_rank(pos, mover.opponent()))
+        && !pos.king_on_far_rank(mover)
+        && (pos.halfmoves() < 100 || pos.king_on_far_rank(mover.opponent()))
 }
 
 /// True if `mv`, just played by `mover` and leaving `after`, armed `mover`'s Try. A king that
 /// arrives while the enemy's own Try is pending arms nothing: the reply did not capture the
 /// enemy king, so the game ends by that Try first (the order of checks in the rules).
 pub fn arms_try(after: &Position, mover: Color, mv: Move) -> bool {
-    after.variant().has_try()
-        && after.pieces(mover, Role::King).contains(mv.to)
-        && mover.relative_rank(mv.to.rank()) == 7
+    after.king_arrived_on_far_rank(mover, mv.to)
         && after.king(mover.opponent()).is_some()
-        && !king_on_far_rank(after, mover.opponent())
+        && !after.king_on_far_rank(mover.opponent())
 }
 
 /// The world after the engine's own move `mv` and its key (the world's is `key`), if it

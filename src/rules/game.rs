@@ -192,9 +192,7 @@ impl Game {
         self.moves.push(mv);
         self.keys.push(self.position.repetition_key());
         self.bounced = Bitboard::EMPTY;
-        let racer_arrived = self.position.variant().has_try()
-            && self.position.pieces(mover, Role::King).contains(mv.to)
-            && mover.relative_rank(mv.to.rank()) == 7;
+        let racer_arrived = self.position.king_arrived_on_far_rank(mover, mv.to);
         let mut try_armed = false;
         let outcome = if self.position.king(mover.opponent()).is_none() {
             Some(Outcome { winner: Some(mover), reason: EndReason::KingCaptured })

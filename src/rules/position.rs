@@ -192,6 +192,20 @@ impl Position {
         self.pieces(color, Role::King).first()
     }
 
+    /// True if, in a variant with the Try, `color`'s king stands on its far rank: the ply that
+    /// put it there armed its Try.
+    #[inline]
+    pub fn king_on_far_rank(&self, color: Color) -> bool {
+        self.variant.has_try() && self.king(color).is_some_and(|k| color.relative_rank(k.rank()) == 7)
+    }
+
+    /// True if the move to `to` that `mover` has just played put its king on its far rank, in a
+    /// variant with the Try (what arms a Try, unless the game ends first).
+    #[inline]
+    pub fn king_arrived_on_far_rank(&self, mover: Color, to: Square) -> bool {
+        self.variant.has_try() && self.pieces(mover, Role::King).contains(to) && mover.relative_rank(to.rank()) == 7
+    }
+
     /// True once either king has been captured (such a position has no moves).
     #[inline(always)]
     pub fn is_king_captured(&self) -> bool {

@@ -4,7 +4,7 @@
 //! so a position repeated along the simulated line counts as the draw it leads to (the usual
 //! in-tree reading of threefold repetition).
 
-use crate::core::{Color, Move, Role};
+use crate::core::{Color, Move};
 use crate::rules::Position;
 
 /// A world being played out: the position and the Try awaiting its reply, if any.
@@ -26,8 +26,7 @@ impl Sim {
     /// pending Try (the world's last ply armed it).
     pub fn new(pos: Position) -> Sim {
         let mover = pos.turn().opponent();
-        let armed = pos.variant().has_try()
-            && pos.pieces(mover, Role::King).first().is_some_and(|k| mover.relative_rank(k.rank()) == 7);
+        let armed = pos.king_on_far_rank(mover);
         let root = pos.repetition_key();
         Sim { pos, pending_try: armed.then_some(mover), keys: vec![root] }
     }
@@ -44,10 +43,7 @@ impl Sim {
         if self.pending_try == Some(mover.opponent()) {
             return Some(Some(mover.opponent()));
         }
-        if self.pos.variant().has_try()
-            && self.pos.pieces(mover, Role::King).contains(m.to)
-            && mover.relative_rank(m.to.rank()) == 7
-        {
+        if self.pos.king_arrived_on_far_rank(mover, m.to) {
             self.pending_try = Some(mover);
             return None;
         }
