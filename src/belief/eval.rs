@@ -5,10 +5,12 @@
 //! (drawn as [`Belief::sample`] draws them) that replay through the whole history;
 //! `truth_in_support`, the fraction of belief states holding the true world; `square_acc`, the
 //! mean probability given to the true content of each fogged square; `hand_acc`, the mean
-//! probability given to the true enemy hand (Crazyhouse); `lost`, the number of fallbacks; and the
-//! time of every [`Belief::update`] call.
+//! probability given to the true enemy hand (Crazyhouse); `lost`, the number of fallbacks; the
+//! time of every [`Belief::update`] call; and `rule_misses`, the times the truth was missing where
+//! the rules say it cannot be (an exact set, or the look-ahead bound's verdict on later views).
 
 use super::baseline::Baseline;
+use super::lookahead::Lookahead;
 use super::{same_world, Belief, BeliefConfig, OpponentModel, Truncation};
 use crate::core::{Color, Variant};
 use crate::engine::{InfoState, SimplePlayer};
@@ -19,6 +21,10 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::io::Write;
 use std::time::Instant;
+
+/// How many of the latest events' true positions are checked against the look-ahead bound after
+/// each ply (each is checked against later views as they come).
+const RULE_CHECK_EVENTS: usize = 12;
 
 /// The options of `murk belief-eval`.
 #[derive(clap::Args, Debug, Clone)]
@@ -135,6 +141,10 @@ pub struct EvalStats {
     pub lost_games: Vec<u64>,
     /// Regenerations.
     pub regenerated: usize,
+    /// Times the truth was missing where the rules say it cannot be: from a set the belief
+    /// called exact, or rejected by the look-ahead bound for later views it did reach. Either
+    /// means the belief disagrees with the rules (both kinds found real errors).
+    pub rule_misses: u64,
     /// Duration of every update, in milliseconds.
     pub update_ms: Vec<f64>,
 }
@@ -197,20 +207,33 @@ struct Tracker {
     info: InfoState,
     belief: Belief,
     baseline: Baseline,
+    /// The true position after each of this side's events.
+    truths: Vec<Position>,
 }
 
 impl Tracker {
     fn new(start: &Position, side: Color, cfg: &BeliefConfig) -> Tracker {
         let info = InfoState::new(start.clone(), side);
-        Tracker { belief: Belief::new(&info, cfg.clone()), baseline: Baseline::new(&info), info }
+        Tracker { belief: Belief::new(&info, cfg.clone()), baseline: Baseline::new(&info), info, truths: Vec::new() }
     }
 
-    fn update(&mut self, stats: &mut EvalStats) {
+    /// Updates the belief after an event that left the true position `truth`.
+    fn update(&mut self, truth: &Position, stats: &mut EvalStats) {
+        self.truths.push(truth.clone());
         let t = Instant::now();
         let report = self.belief.update(&self.info);
         stats.update_ms.push(t.elapsed().as_secs_f64() * 1e3);
         stats.regenerated += report.regenerated;
         self.baseline.update(&self.info);
+    }
+
+    /// How many of the true positions after the last [`RULE_CHECK_EVENTS`] events the look-ahead
+    /// bound says cannot reach the later views (which they did reach).
+    fn lookahead_misses(&self) -> u64 {
+        let events = self.info.events();
+        let from = events.len().saturating_sub(RULE_CHECK_EVENTS);
+        (from..events.len()).filter(|&i| !Lookahead::after(events, i, self.info.side()).allows(&self.truths[i])).count()
+            as u64
     }
 
     /// Measures this side's belief against the true position.
@@ -225,6 +248,7 @@ impl Tracker {
         stats.support.0 += 1;
         let hit = worlds.worlds().iter().any(|w| same_world(w, truth));
         stats.support.1 += hit as u64;
+        stats.rule_misses += (self.belief.is_exact() && !hit) as u64 + self.lookahead_misses();
         stats.exact += self.belief.is_exact() as u64;
         stats.worlds += worlds.len() as u64;
         let probs = self.belief.square_probabilities();
@@ -261,14 +285,14 @@ pub fn play_game(args: &BeliefEvalArgs, game_seed: u64, stats: &mut EvalStats) -
         match game.play(mv).map_err(|e| anyhow!("referee refused {mv:?}: {e}"))? {
             Played::Bounced(sq) => {
                 sides[mover].info.bounce(sq).context("bounce refused")?;
-                sides[mover].update(stats);
+                sides[mover].update(game.position(), stats);
             }
             Played::Moved(report) => {
                 plies += 1;
                 for side in &mut sides {
                     let obs = Observation::after_ply(game.position(), &report, side.info.side());
                     side.info.observe(obs).context("observation refused")?;
-                    side.update(stats);
+                    side.update(game.position(), stats);
                 }
                 for side in &sides {
                     side.measure(game.position(), stats, args.check, &mut check_rng);
@@ -303,12 +327,13 @@ pub fn run(args: &BeliefEvalArgs, out: &mut impl Write) -> Result<EvalStats> {
     let n = stats.support.0.max(1) as f64;
     writeln!(
         out,
-        "belief-eval detail exact={:.4} mean_worlds={:.1} regenerated={} checked_worlds={} update_ms_max={:.1} lost_games={}",
+        "belief-eval detail exact={:.4} mean_worlds={:.1} regenerated={} checked_worlds={} update_ms_max={:.1} rule_misses={} lost_games={}",
         stats.exact as f64 / n,
         stats.worlds as f64 / n,
         stats.regenerated,
         stats.checked.0,
         stats.update_quantile(1.0),
+        stats.rule_misses,
         lost_games(&stats.lost_games)
     )?;
     writeln!(

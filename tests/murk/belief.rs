@@ -625,6 +625,7 @@ fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games:
     }
     assert!(text.contains("baseline square_acc="), "{text}");
     assert!(text.contains(" lost_games="), "{text}");
+    assert!(text.contains(" rule_misses="), "{text}");
     assert_eq!(stats.lost_games.is_empty(), stats.lost == 0, "{text}");
     eprintln!("{}", text.trim_end());
     stats
@@ -635,6 +636,7 @@ fn a_small_belief_eval_run_beats_the_baseline_and_hands_out_consistent_worlds() 
     for variant in Variant::ALL {
         let stats = small_eval(variant, SimplePlayer::Random, SimplePlayer::Random, 2);
         assert!(stats.plies > 0);
+        assert_eq!(stats.rule_misses, 0, "{variant}: the belief disagrees with the rules");
         if stats.lost == 0 {
             assert_eq!(stats.consistent(), 1.0, "{variant}");
         }
@@ -667,6 +669,9 @@ fn belief_eval_thousand_games() {
             }
             if stats.truth_in_support() < support {
                 missed.push(format!("{run}: truth_in_support {:.4}", stats.truth_in_support()));
+            }
+            if stats.rule_misses > 0 {
+                missed.push(format!("{run}: rule_misses {} (the belief disagrees with the rules)", stats.rule_misses));
             }
             if stats.update_quantile(0.99) > 50.0 {
                 missed.push(format!("{run}: update_ms_p99 {:.3}", stats.update_quantile(0.99)));
