@@ -14,7 +14,7 @@ use super::model::{MoveChances, OpponentModel};
 use super::worlds::{WordMap, WorldSet};
 use crate::core::attacks;
 use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
-use crate::rules::{Castling, Position};
+use crate::rules::{Castling, PlyVerdict, Position};
 use crate::view::{Observation, View};
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -37,19 +37,17 @@ pub fn touched(pos: &Position, m: Move) -> Bitboard {
 /// the side to move stands on its far rank (that Try went unanswered, so the game would have
 /// ended); and the no-progress limit is not reached, unless the last ply armed a Try.
 pub fn goes_on(pos: &Position) -> bool {
-    let mover = pos.turn();
+    let to_move = pos.turn();
     !pos.is_king_captured()
-        && !pos.king_on_far_rank(mover)
-        && (pos.halfmoves() < 100 || pos.king_on_far_rank(mover.opponent()))
+        && !pos.king_on_far_rank(to_move)
+        && (pos.halfmoves() < 100 || pos.king_on_far_rank(to_move.opponent()))
 }
 
 /// True if `mv`, just played by `mover` and leaving `after`, armed `mover`'s Try. A king that
 /// arrives while the enemy's own Try is pending arms nothing: the reply did not capture the
 /// enemy king, so the game ends by that Try first (the order of checks in the rules).
 pub fn arms_try(after: &Position, mover: Color, mv: Move) -> bool {
-    after.king_arrived_on_far_rank(mover, mv.to)
-        && after.king(mover.opponent()).is_some()
-        && !after.king_on_far_rank(mover.opponent())
+    after.ply_verdict(mover, mv.to) == PlyVerdict::TryArmed
 }
 
 /// The world after the engine's own move `mv` and its key (the world's is `key`), if it

@@ -51,6 +51,10 @@ pub enum FenError {
     /// A pawn on the first or last rank.
     #[error("pawn on {0}, a first or last rank")]
     PawnOnBackRank(Square),
+    /// The side to move has its king on its far rank (Crossroads): that Try went unanswered, so
+    /// the game is already over.
+    #[error("{0}'s king stands on its far rank with {0} to move: that Try is already won")]
+    TryAlreadyWon(&'static str),
 }
 
 impl Position {
@@ -306,6 +310,9 @@ fn validate(pos: &Position) -> Result<(), FenError> {
     let back_ranks = Bitboard::rank(0) | Bitboard::rank(7);
     if let Some(sq) = (pos.by_role(Role::Pawn) & back_ranks).first() {
         return Err(FenError::PawnOnBackRank(sq));
+    }
+    if pos.king_on_far_rank(pos.turn()) {
+        return Err(FenError::TryAlreadyWon(if pos.turn() == Color::White { "White" } else { "Red" }));
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! the order it gives (king capture, a pending Try answered, a Try armed, no legal move,
 //! threefold repetition, the no-progress rule).
 
-use super::position::Position;
+use super::position::{PlyVerdict, Position};
 use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
 use crate::view::vision;
 use std::fmt;
@@ -108,7 +108,6 @@ pub struct Game {
     position: Position,
     moves: Vec<Move>,
     keys: Vec<u64>,
-    pending_try: Option<Color>,
     bounced: Bitboard,
     outcome: Option<Outcome>,
 }
@@ -122,7 +121,6 @@ impl Game {
             start,
             moves: Vec::new(),
             keys: vec![key],
-            pending_try: None,
             bounced: Bitboard::EMPTY,
             outcome: None,
         }
@@ -148,9 +146,10 @@ impl Game {
         self.outcome
     }
 
-    /// The side whose Try is armed and awaiting the reply, if any.
+    /// The side whose Try is armed and awaiting the reply, if any (while the game goes on).
     pub fn pending_try(&self) -> Option<Color> {
-        self.pending_try
+        let racer = self.position.turn().opponent();
+        (self.outcome.is_none() && self.position.king_on_far_rank(racer)).then_some(racer)
     }
 
     /// Squares where the side to move has had a drop bounce this turn.
@@ -192,19 +191,16 @@ impl Game {
         self.moves.push(mv);
         self.keys.push(self.position.repetition_key());
         self.bounced = Bitboard::EMPTY;
-        let racer_arrived = self.position.king_arrived_on_far_rank(mover, mv.to);
-        let mut try_armed = false;
-        let outcome = if self.position.king(mover.opponent()).is_none() {
-            Some(Outcome { winner: Some(mover), reason: EndReason::KingCaptured })
-        } else if self.pending_try == Some(mover.opponent()) {
-            Some(Outcome { winner: Some(mover.opponent()), reason: EndReason::TryCompleted })
-        } else if racer_arrived {
-            try_armed = true;
-            self.pending_try = Some(mover);
-            (self.position.count_moves() == 0)
-                .then_some(Outcome { winner: Some(mover), reason: EndReason::TryCompleted })
-        } else {
-            self.judge_draws_and_stalemate(mover)
+        let verdict = self.position.ply_verdict(mover, mv.to);
+        let try_armed = verdict == PlyVerdict::TryArmed;
+        let outcome = match verdict {
+            PlyVerdict::KingCaptured => Some(Outcome { winner: Some(mover), reason: EndReason::KingCaptured }),
+            PlyVerdict::TryCompleted => {
+                Some(Outcome { winner: Some(mover.opponent()), reason: EndReason::TryCompleted })
+            }
+            PlyVerdict::TryArmed => (self.position.count_moves() == 0)
+                .then_some(Outcome { winner: Some(mover), reason: EndReason::TryCompleted }),
+            PlyVerdict::Neither => self.judge_draws_and_stalemate(mover),
         };
         self.outcome = outcome;
         PlyReport { mv, captured, try_armed, outcome }

@@ -15,4 +15,4 @@ pub use game::{EndReason, Game, Outcome, PlayError, Played, PlyReport};
 pub use hand::Hand;
 pub use movegen::{pawn_pushes, reach, MoveCounter, MoveList, MoveSink, MAX_MOVES};
 pub use perft::{divide, perft, Legality};
-pub use position::{Castling, Position};
+pub use position::{Castling, PlyVerdict, Position};

@@ -4,6 +4,21 @@ use super::hand::Hand;
 use super::zobrist::{HAND_SLOTS, KEYS};
 use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square, Variant};
 
+/// What a ply did to the kings and the Try ([`Position::ply_verdict`]), in RULES.md's order of
+/// checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlyVerdict {
+    /// The mover captured the enemy king: the mover wins.
+    KingCaptured,
+    /// The enemy's Try was pending and the ply did not capture its king: the enemy wins.
+    TryCompleted,
+    /// The mover's king reached its far rank: its Try is armed (the mover wins at once if the
+    /// opponent has no legal move).
+    TryArmed,
+    /// None of these: the draw rules and the lack of moves decide whether the game goes on.
+    Neither,
+}
+
 /// Castling rights as four bits: White king side, White queen side, Black king side, Black queen side.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
 pub struct Castling(pub u8);
@@ -192,18 +207,31 @@ impl Position {
         self.pieces(color, Role::King).first()
     }
 
-    /// True if, in a variant with the Try, `color`'s king stands on its far rank: the ply that
-    /// put it there armed its Try.
+    /// True if, in a variant with the Try, `color`'s king stands on its far rank. In a game that
+    /// goes on this is a pending Try: the ply that put the king there armed it, and the reply must
+    /// capture that king.
     #[inline]
     pub fn king_on_far_rank(&self, color: Color) -> bool {
         self.variant.has_try() && self.king(color).is_some_and(|k| color.relative_rank(k.rank()) == 7)
     }
 
-    /// True if the move to `to` that `mover` has just played put its king on its far rank, in a
-    /// variant with the Try (what arms a Try, unless the game ends first).
+    /// What the ply `mover` has just played (ending on `to`) did to the kings and the Try, by
+    /// RULES.md's order of checks: a king captured, a pending Try answered, a Try armed. The
+    /// referee, the search's playouts and the belief all judge a ply by this.
     #[inline]
-    pub fn king_arrived_on_far_rank(&self, mover: Color, to: Square) -> bool {
-        self.variant.has_try() && self.pieces(mover, Role::King).contains(to) && mover.relative_rank(to.rank()) == 7
+    pub fn ply_verdict(&self, mover: Color, to: Square) -> PlyVerdict {
+        if self.king(mover.opponent()).is_none() {
+            PlyVerdict::KingCaptured
+        } else if self.king_on_far_rank(mover.opponent()) {
+            PlyVerdict::TryCompleted
+        } else if self.variant.has_try()
+            && self.pieces(mover, Role::King).contains(to)
+            && mover.relative_rank(to.rank()) == 7
+        {
+            PlyVerdict::TryArmed
+        } else {
+            PlyVerdict::Neither
+        }
     }
 
     /// True once either king has been captured (such a position has no moves).

@@ -5,14 +5,14 @@
 //! in-tree reading of threefold repetition).
 
 use crate::core::{Color, Move};
-use crate::rules::Position;
+use crate::rules::{PlyVerdict, Position};
 
-/// A world being played out: the position and the Try awaiting its reply, if any.
+/// A world being played out: the position and the keys along the line (a king standing on its
+/// far rank is the Try awaiting its reply, [`Position::king_on_far_rank`]).
 #[derive(Clone, Debug)]
 pub struct Sim {
     /// The position.
     pub pos: Position,
-    pending_try: Option<Color>,
     /// Repetition keys of the positions along the line, the start first (0 where no repetition
     /// can reach back).
     keys: Vec<u64>,
@@ -22,13 +22,10 @@ pub struct Sim {
 pub type SimResult = Option<Color>;
 
 impl Sim {
-    /// Starts from a world. A king of the side that just moved standing on its far rank is a
-    /// pending Try (the world's last ply armed it).
+    /// Starts from a world.
     pub fn new(pos: Position) -> Sim {
-        let mover = pos.turn().opponent();
-        let armed = pos.king_on_far_rank(mover);
         let root = pos.repetition_key();
-        Sim { pos, pending_try: armed.then_some(mover), keys: vec![root] }
+        Sim { pos, keys: vec![root] }
     }
 
     /// Plays a pseudo-legal move; returns the result if the game ended with it.
@@ -37,20 +34,12 @@ impl Sim {
     pub fn play(&mut self, m: Move) -> Option<SimResult> {
         let mover = self.pos.turn();
         self.pos.play_unchecked(m);
-        if self.pos.king(mover.opponent()).is_none() {
-            return Some(Some(mover));
+        match self.pos.ply_verdict(mover, m.to) {
+            PlyVerdict::KingCaptured => Some(Some(mover)),
+            PlyVerdict::TryCompleted => Some(Some(mover.opponent())),
+            PlyVerdict::TryArmed => None,
+            PlyVerdict::Neither => (self.pos.halfmoves() >= 100 || self.repeats()).then_some(None),
         }
-        if self.pending_try == Some(mover.opponent()) {
-            return Some(Some(mover.opponent()));
-        }
-        if self.pos.king_arrived_on_far_rank(mover, m.to) {
-            self.pending_try = Some(mover);
-            return None;
-        }
-        if self.pos.halfmoves() >= 100 || self.repeats() {
-            return Some(None);
-        }
-        None
     }
 
     /// Records the new position's key and tells whether it already occurred on the line with the
@@ -72,7 +61,7 @@ impl Sim {
     /// except in Dark Chess, where it is a draw (without a pending Try).
     pub fn no_moves_result(&self) -> SimResult {
         let stuck = self.pos.turn();
-        if self.pending_try.is_some() || self.pos.variant().no_move_loses() {
+        if self.pos.king_on_far_rank(stuck.opponent()) || self.pos.variant().no_move_loses() {
             Some(stuck.opponent())
         } else {
             None

@@ -78,6 +78,22 @@ fn a_try_fails_when_the_reply_captures_the_king() {
 }
 
 #[test]
+fn a_king_on_its_far_rank_in_a_fen_start_is_a_pending_try() {
+    // White's king already on rank 8, Red to move: the reply must capture it, as after any arming.
+    let start = pos(Variant::DarkCrossroads, "4K1/6/6/6/6/6/k5/6 b - - 0 1");
+    let mut game = Game::new(start.clone());
+    assert_eq!(game.pending_try(), Some(Color::White));
+    let outcome = moved(&mut game, "a2b2").outcome.expect("the race is won");
+    assert_eq!((outcome.winner, outcome.reason), (Some(Color::White), EndReason::TryCompleted));
+    assert_eq!(game.pending_try(), None, "nothing is pending once the game is over");
+    // The same position with White to move is over already: such a FEN is refused.
+    let err = Position::from_fen(Variant::DarkCrossroads, "4K1/6/6/6/6/6/k5/6 w - - 0 1").unwrap_err();
+    assert!(err.to_string().contains("already won"), "{err}");
+    // A king on its far rank means nothing in the games without the Try.
+    assert!(Position::from_fen(Variant::DarkChess, "4K3/8/8/8/8/8/8/k7 w - - 0 1").is_ok());
+}
+
+#[test]
 fn the_defenders_own_race_does_not_save_it() {
     // Red answers White's Try by arming its own: White still wins the race.
     let mut game = Game::new(pos(Variant::DarkCrossroads, "6/4K1/6/6/6/6/k5/6 w - - 0 1"));
@@ -86,8 +102,9 @@ fn the_defenders_own_race_does_not_save_it() {
     assert_eq!((outcome.winner, outcome.reason), (Some(Color::White), EndReason::TryCompleted));
 }
 
-/// Red's king on a1 walled in by its own soldiers on ranks 1 and 2: Red has no move at all.
-const RED_WALLED_IN: &str = "6/4K1/6/6/6/6/oooooo/kooooo w - - 0 1";
+/// Red's king on a2 walled in by its own soldiers on ranks 1 to 3: Red has no move at all. (A
+/// Red king on rank 1 would be a pending Red Try.)
+const RED_WALLED_IN: &str = "6/4K1/6/6/6/oooooo/kooooo/oooooo w - - 0 1";
 
 #[test]
 fn a_try_against_a_side_without_moves_wins_at_once() {

@@ -41,7 +41,7 @@ fn takes_a_king_it_sees() {
     for mode in MODES {
         assert_eq!(uci(Variant::DarkChess, "4k3/8/8/8/8/8/4Q3/4K3 w - - 0 1", mode), "e2e8");
         // Crossroads: a racing king on the defender's back rank that the defender sees is taken.
-        assert_eq!(uci(Variant::DarkCrossroads, "v3K1/6/6/6/6/6/6/k5 b - - 0 1", mode), "a8e8");
+        assert_eq!(uci(Variant::DarkCrossroads, "v3K1/6/6/6/6/6/k5/6 b - - 0 1", mode), "a8e8");
     }
 }
 
