@@ -14,6 +14,8 @@ pub const FAR: usize = 8;
 pub struct Approach {
     /// Indexed by colour, role and target square: the squares within `d` moves, `d < FAR`.
     within: Vec<[Bitboard; FAR]>,
+    /// Indexed by colour, role and square: the squares one move takes the piece to.
+    step: Vec<Bitboard>,
 }
 
 impl Approach {
@@ -27,6 +29,7 @@ impl Approach {
     fn build(variant: Variant) -> Approach {
         let board = variant.board_mask();
         let mut within = vec![[Bitboard::EMPTY; FAR]; 2 * Role::COUNT * 64];
+        let mut steps = vec![Bitboard::EMPTY; 2 * Role::COUNT * 64];
         for color in Color::ALL {
             for role in Role::ALL {
                 // Every move the piece could make from each square with nothing in the way (a
@@ -41,6 +44,9 @@ impl Approach {
                         }
                     })
                     .collect();
+                for sq in board {
+                    steps[Approach::index(color, role, sq)] = step[sq.index()];
+                }
                 for to in board {
                     let rings = &mut within[Approach::index(color, role, to)];
                     rings[0] = Bitboard::from_square(to);
@@ -57,11 +63,17 @@ impl Approach {
                 }
             }
         }
-        Approach { within }
+        Approach { within, step: steps }
     }
 
     fn index(color: Color, role: Role, to: Square) -> usize {
         (color.index() * Role::COUNT + role.index()) * 64 + to.index()
+    }
+
+    /// The squares a piece of `color` and `role` on `sq` reaches in one move on an empty board
+    /// (a capture allowed anywhere).
+    pub fn step(&self, color: Color, role: Role, sq: Square) -> Bitboard {
+        self.step[Approach::index(color, role, sq)]
     }
 
     /// The fewest moves any of `pieces` (of `color` and `role`) needs to reach `to` on an empty

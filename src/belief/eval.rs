@@ -232,8 +232,8 @@ impl Tracker {
     fn lookahead_misses(&self) -> u64 {
         let events = self.info.events();
         let from = events.len().saturating_sub(RULE_CHECK_EVENTS);
-        (from..events.len()).filter(|&i| !Lookahead::after(events, i, self.info.side()).allows(&self.truths[i])).count()
-            as u64
+        let lookaheads = Lookahead::after_each(events, from, self.info.side());
+        lookaheads.iter().zip(&self.truths[from..]).filter(|(l, truth)| !l.allows(truth)).count() as u64
     }
 
     /// Measures this side's belief against the true position.

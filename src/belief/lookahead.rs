@@ -7,7 +7,7 @@
 use super::approach::{Approach, FAR};
 use crate::core::{Bitboard, Color, MoveKind, Role, Square};
 use crate::engine::Event;
-use crate::rules::Position;
+use crate::rules::{Castling, Position};
 use crate::view::View;
 
 /// How many of the nearest later views are checked, besides the last one.
@@ -128,17 +128,142 @@ impl Target {
     }
 }
 
+/// Per role and square, the fewest moves a lone enemy piece standing there after some event
+/// needs to agree with every later view ([`UNVIABLE`] if no path does; see [`escape_moves`]).
+type Escapes = [[u16; 64]; Role::COUNT];
+
+/// No path keeps the piece in agreement with the later views.
+const UNVIABLE: u16 = u16::MAX;
+
+/// The view an event brought, if any (a bounce shows none).
+fn event_view(event: &Event) -> Option<&View> {
+    match event {
+        Event::Own { obs, .. } | Event::Opponent { obs } => Some(&obs.view),
+        Event::Bounce { .. } => None,
+    }
+}
+
+/// For each event `from..` of `history`, oldest first: per role and square, the fewest moves an
+/// enemy piece of that role standing there just after the event needs to agree with every later
+/// view.
+///
+/// A piece may never stand where a view shows a square empty, held by the engine, or held by an
+/// enemy piece of another role. At each opponent ply it may stay or move (on an empty board, a
+/// pawn promoting on the last rank; castling is a king move), and once one of the engine's own
+/// moves lands on its square it may have been taken and needs nothing more. Pieces in the way
+/// only lengthen paths, so these are lower bounds for every world: a world with a piece where no
+/// path exists has no future, and one opponent ply moves one piece (castling two), so a world's
+/// pieces need no more moves in all than the opponent plies left (one more while it may castle).
+fn escape_moves(history: &[Event], from: usize, enemy: Color) -> Vec<Escapes> {
+    let n = history.len();
+    let free = [[0u16; 64]; Role::COUNT];
+    let Some(variant) = history.iter().find_map(event_view).map(View::variant) else {
+        return vec![free; n.saturating_sub(from)];
+    };
+    let approach = Approach::of(variant);
+    let mut out = vec![free; n.saturating_sub(from)];
+    let mut moves = free;
+    for i in (from..n).rev() {
+        if let Some(next) = history.get(i + 1) {
+            moves = before_event(next, &moves, enemy, approach);
+        }
+        if let Some(view) = event_view(&history[i]) {
+            let open = view.fog() | view.silhouettes();
+            for role in Role::ALL {
+                let shut = view.variant().board_mask() & !(open | view.pieces(enemy, role));
+                for sq in shut {
+                    moves[role.index()][sq.index()] = UNVIABLE;
+                }
+            }
+        }
+        out[i - from] = moves;
+    }
+    out
+}
+
+/// The escape moves just before `event`, from those just after it.
+fn before_event(event: &Event, after: &Escapes, enemy: Color, approach: &Approach) -> Escapes {
+    let mut before = *after;
+    match event {
+        Event::Own { mv, .. } => {
+            // The engine's move may take the piece there.
+            let mut taken = Bitboard::from_square(mv.to);
+            if mv.kind == MoveKind::EnPassant {
+                taken = taken.with(Square::from_coords(mv.to.file(), mv.from.rank()));
+            }
+            for costs in &mut before {
+                for sq in taken {
+                    costs[sq.index()] = 0;
+                }
+            }
+        }
+        Event::Opponent { obs } => {
+            let variant = obs.view.variant();
+            let board = variant.board_mask();
+            let last_rank = Bitboard::rank(if enemy == Color::White { 7 } else { 0 });
+            // A pawn that promotes on a square goes on as the best of the roles it may become.
+            let mut promoted = [UNVIABLE; 64];
+            for sq in last_rank & board {
+                promoted[sq.index()] =
+                    variant.promotion_roles().iter().map(|r| after[r.index()][sq.index()]).min().unwrap_or(UNVIABLE);
+            }
+            for role in Role::ALL {
+                let costs = &after[role.index()];
+                for sq in board {
+                    let mut best = UNVIABLE;
+                    for to in approach.step(enemy, role, sq) {
+                        let c = if role == Role::Pawn && last_rank.contains(to) {
+                            promoted[to.index()]
+                        } else {
+                            costs[to.index()]
+                        };
+                        best = best.min(c);
+                    }
+                    // No piece needs more moves than there are opponent plies, far fewer than
+                    // UNVIABLE.
+                    let moved = if best == UNVIABLE { UNVIABLE } else { best + 1 };
+                    let slot = &mut before[role.index()][sq.index()];
+                    *slot = (*slot).min(moved);
+                }
+            }
+            if variant.is_chess_board() {
+                // Castling moves the king two squares.
+                let home = Castling::king_square(enemy);
+                let king = &after[Role::King.index()];
+                let landing = [2, 6].map(|f| king[Square::from_coords(f, home.rank()).index()]).into_iter().min();
+                let castled = landing.unwrap_or(UNVIABLE);
+                if castled != UNVIABLE {
+                    let slot = &mut before[Role::King.index()][home.index()];
+                    *slot = (*slot).min(castled + 1);
+                }
+            }
+        }
+        Event::Bounce { .. } => {}
+    }
+    before
+}
+
 /// The later views a world must still be able to reach, after some event of the history.
 #[derive(Clone, Debug)]
 pub struct Lookahead {
     enemy: Color,
     targets: Vec<Target>,
+    /// The moves each enemy piece needs to agree with the later views ([`escape_moves`]).
+    escapes: Box<Escapes>,
+    /// The opponent plies after this event.
+    plies_left: u32,
 }
 
 impl Lookahead {
-    /// The look-ahead from just after event `i` of `history` (the engine playing `side`): the
-    /// views of the next few events and of the last one.
-    pub fn after(history: &[Event], i: usize, side: Color) -> Lookahead {
+    /// The look-aheads from just after each event `from..` of `history` (the engine playing
+    /// `side`), oldest first: for each, the views of the next few events and of the last one, and
+    /// the escape moves.
+    pub fn after_each(history: &[Event], from: usize, side: Color) -> Vec<Lookahead> {
+        let escapes = escape_moves(history, from, side.opponent());
+        escapes.into_iter().enumerate().map(|(k, e)| Lookahead::with_escapes(history, from + k, side, e)).collect()
+    }
+
+    fn with_escapes(history: &[Event], i: usize, side: Color, escapes: Escapes) -> Lookahead {
         let mut targets = Vec::new();
         let (mut taken, mut plies, mut gained) = (Bitboard::EMPTY, 0, [false; Role::COUNT]);
         let later = &history[(i + 1).min(history.len())..];
@@ -167,18 +292,40 @@ impl Lookahead {
                 targets.push(Target::new(view, taken, plies, gained));
             }
         }
-        Lookahead { enemy: side.opponent(), targets }
+        let plies_left =
+            history[(i + 1).min(history.len())..].iter().filter(|e| matches!(e, Event::Opponent { .. })).count() as u32;
+        Lookahead { enemy: side.opponent(), targets, escapes: Box::new(escapes), plies_left }
     }
 
-    /// The plies `pos` needs, by the bound, summed over the later views (smaller is nearer to
-    /// them), or `None` if it cannot show some of them in time.
+    /// The moves `pos`'s enemy pieces need in all to agree with the later views, or `None` if
+    /// some piece cannot or the opponent plies left are too few ([`escape_moves`]).
+    fn escape_cost(&self, pos: &Position) -> Option<u32> {
+        let castles = pos.castling().has(self.enemy, true) || pos.castling().has(self.enemy, false);
+        let allowed = self.plies_left + castles as u32;
+        let mut total = 0u32;
+        for role in Role::ALL {
+            for sq in pos.pieces(self.enemy, role) {
+                let c = self.escapes[role.index()][sq.index()];
+                if c == UNVIABLE {
+                    return None;
+                }
+                total += u32::from(c);
+            }
+        }
+        (total <= allowed).then_some(total)
+    }
+
+    /// The plies `pos` needs, by the bounds, summed over the later views and the escapes (smaller
+    /// is nearer to them), or `None` if it cannot show some of them in time.
     pub fn distance(&self, pos: &Position) -> Option<u32> {
-        self.targets.iter().map(|t| t.cost(pos, self.enemy)).sum()
+        let escapes = self.escape_cost(pos)?;
+        self.targets.iter().map(|t| t.cost(pos, self.enemy)).sum::<Option<u32>>().map(|c| c + escapes)
     }
 
-    /// False if `pos` cannot show some later view's enemy pieces in the opponent plies before it.
+    /// False if `pos` cannot show some later view's enemy pieces in the opponent plies before it,
+    /// or its enemy pieces need more moves than are left to agree with the later views.
     pub fn allows(&self, pos: &Position) -> bool {
-        self.targets.iter().all(|t| t.reachable(pos, self.enemy))
+        self.escape_cost(pos).is_some() && self.targets.iter().all(|t| t.reachable(pos, self.enemy))
     }
 }
 
@@ -247,7 +394,7 @@ mod tests {
                 let other = game(variant, seed + 100);
                 for (c, (info, truths)) in [a, b].iter().enumerate() {
                     for (i, truth) in truths.iter().enumerate() {
-                        let lookahead = Lookahead::after(info.events(), i, info.side());
+                        let lookahead = Lookahead::after_each(info.events(), i, info.side()).remove(0);
                         assert!(lookahead.allows(truth), "{variant} seed {seed}: truth after event {i} rejected");
                         allowed += 1;
                         // The same moment of another game: mostly too far from this game's views.
@@ -260,5 +407,33 @@ mod tests {
         }
         assert!(allowed > 2000, "only {allowed} events checked");
         assert!(rejected * 4 > allowed, "the bound rejected only {rejected} of {allowed} strangers");
+    }
+
+    #[test]
+    fn escapes_reject_worlds_whose_pieces_would_be_seen_and_never_the_truth() {
+        // Strangers (the same moment of another game) that the per-view counts let through but
+        // whose pieces have no way to stay out of sight of the later views, or no time for it.
+        let (mut checked, mut caught) = (0, 0);
+        for variant in Variant::ALL {
+            for seed in 0..3 {
+                let [a, b] = game(variant, seed);
+                let other = game(variant, seed + 200);
+                for (c, (info, truths)) in [a, b].iter().enumerate() {
+                    let each = Lookahead::after_each(info.events(), 0, info.side());
+                    for (i, truth) in truths.iter().enumerate() {
+                        assert!(each[i].escape_cost(truth).is_some(), "{variant} seed {seed}: truth {i} has no escape");
+                        let single = Lookahead::after_each(info.events(), i, info.side()).remove(0);
+                        assert_eq!(single.escape_cost(truth), each[i].escape_cost(truth), "depends on the start");
+                        if let Some(stranger) = other[c].1.get(i).filter(|p| p.turn() == truth.turn()) {
+                            let counts_allow = each[i].targets.iter().all(|t| t.reachable(stranger, each[i].enemy));
+                            checked += counts_allow as usize;
+                            caught += (counts_allow && !each[i].allows(stranger)) as usize;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 50, "only {checked} strangers got past the counts");
+        assert!(caught * 2 > checked, "escapes caught only {caught} of {checked} strangers the counts allowed");
     }
 }

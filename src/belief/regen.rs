@@ -84,7 +84,7 @@ impl<'a> Guide<'a> {
     /// The guide towards the view after the last of `history`, for levels from event `from`.
     fn new(initial: &'a View, history: &'a [Event], from: usize, side: Color) -> Guide<'a> {
         let target = last_view(initial, history);
-        let reach = (from..history.len()).map(|i| Lookahead::after(history, i, side)).collect();
+        let reach = Lookahead::after_each(history, from, side);
         Guide { target, shown: Shown::new(target), reach }
     }
 

@@ -60,14 +60,15 @@ impl Belief {
         let side = self.side;
         let mut set = roots.clone();
         let mut exact = true;
+        let mut lookaheads = Lookahead::after_each(&self.history, from, side).into_iter();
         for i in from..n {
+            let lookahead = lookaheads.next().expect("one look-ahead per event");
             set = match &self.history[i] {
                 Event::Own { mv, obs } => after_own_move(&set, side, *mv, obs),
                 Event::Bounce { square } => after_bounce(&set, side, *square),
                 Event::Opponent { obs } => {
                     *budget = budget.checked_sub(set.len() * MOVES_PER_PARENT)?;
                     let prev = last_view(&self.initial_view, &self.history[..i]);
-                    let lookahead = Lookahead::after(&self.history, i, side);
                     let step =
                         OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share).reaching(lookahead.clone());
                     let mut expanded =
