@@ -1,7 +1,7 @@
 //! How far a piece is from a square: for every colour, role and square of a variant, the squares
-//! from which a piece of that colour and role can get there within `d` moves on an empty board.
-//! Pieces in the way only make a path longer, so these are lower bounds on the moves any real
-//! game needs (the look-ahead's per-piece bound rests on them).
+//! one move takes a piece of that colour and role to, and those from which it can get there
+//! within `d` moves, on an empty board. Pieces in the way only make a path longer, so these are
+//! lower bounds on the moves any real game needs (the look-ahead's bounds rest on them).
 
 use crate::core::{Bitboard, Color, Role, Square, Variant};
 use crate::rules::reach;

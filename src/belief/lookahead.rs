@@ -1,8 +1,10 @@
-//! A necessary condition for a world to lead on to later views: the opponent plies it needs to
-//! put its pieces where each later view shows them (counted per piece: the nearest piece of the
-//! role shown, on an empty board) must not exceed the opponent plies before that view. Used when
+//! A necessary condition for a world to lead on to later views, in two parts. Arrivals: the
+//! opponent plies it needs to put its pieces where each later view shows them (counted per piece:
+//! the nearest piece of the role shown, on an empty board) must not exceed the opponent plies
+//! before that view. Escapes: every enemy piece needs a path that keeps it out of sight of all the
+//! later views, and those paths together no more moves than the opponent plies left. Used when
 //! the belief replays events it has already seen the end of (regeneration, resync), so that
-//! worlds with no future are dropped early.
+//! worlds with no future are dropped early, and to rank the worlds a replay keeps.
 
 use super::approach::{Approach, FAR};
 use crate::core::{Bitboard, Color, MoveKind, Role, Square};
