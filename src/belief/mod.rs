@@ -91,9 +91,10 @@ pub struct BeliefConfig {
     pub max_children: usize,
     /// Most moves a regeneration may look at before it gives up (half of it for each try to get
     /// back onto the history after a fallback). Regenerations are rare (about one game in 50 of
-    /// random play) and the default lets one take a second or two: of 8 games that fell back
-    /// with 20 million, 5 did not with 100 million (dark-chess and dark-crazyhouse r-r). The
-    /// engine scales it down to the time it has for a move.
+    /// random play) and the default lets one take a few seconds: of 8 games that fell back with
+    /// 20 million, 5 did not with 100 million; of the 8 that still fell back so, 6 did not with
+    /// 200 million and replays as wide as the children allow (dark-chess and dark-crazyhouse).
+    /// The engine scales it down to the time it has for a move.
     pub regen_budget: usize,
     /// A sampled set smaller than this is topped up from a checkpoint.
     pub min_worlds: usize,
@@ -130,7 +131,7 @@ impl Default for BeliefConfig {
             hash_mib: 128,
             max_worlds: 40_000,
             max_children: 165_000,
-            regen_budget: 100_000_000,
+            regen_budget: 200_000_000,
             min_worlds: 256,
             rejuvenate_budget: 100_000,
             fallback_window: 8,
@@ -571,20 +572,21 @@ impl Belief {
 
     /// Replays from each of `older` in turn (a particle filter that knows the later views, see
     /// [`Belief::replay_from`]) until one reaches the present: each gets half the budget left
-    /// (the last all of it) and as many worlds per level as its share allows, up to the sample
-    /// size. If every one dies, they are tried again in the same way, hedged ([`Ranking`]), on
+    /// (the last all of it) and as many worlds per level as its share allows, up to the most
+    /// children an update may make (capped at the sample size, 2 of the 8 games that fell back
+    /// with the default budget did not when it was raised to the children's cap). If every one dies, they are tried again in the same way, hedged ([`Ranking`]), on
     /// the budget left (replays that die early leave most of theirs). Returns the worlds found,
     /// whether their checkpoint was anchored, and whether they are every consistent world
     /// (replayed from the last exact set with nothing cut).
     fn replay_older(&mut self, older: &[(&Checkpoint, bool)], budget: &mut usize) -> Option<(WorldSet, bool, bool)> {
-        let (keep, cap) = self.cfg.limits();
+        let cap = self.cfg.limits().1;
         for ranking in [Ranking::Nearest, Ranking::Hedged] {
             for (i, &(cp, is_exact)) in older.iter().enumerate() {
                 let mut share = if i + 1 == older.len() { *budget } else { *budget / 2 };
                 *budget -= share;
                 let opponent_plies =
                     self.history[cp.events..].iter().filter(|e| matches!(e, Event::Opponent { .. })).count();
-                let keep = (share / (opponent_plies.max(1) * resync::MOVES_PER_PARENT)).max(256).min(keep);
+                let keep = (share / (opponent_plies.max(1) * resync::MOVES_PER_PARENT)).max(256).min(cap);
                 let r = self.replay_from(&cp.set, cp.events, cap, Some((keep, ranking)), &mut share);
                 *budget += share;
                 if let Some(replayed) = r {
