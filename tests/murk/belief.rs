@@ -665,7 +665,13 @@ fn belief_eval_thousand_games() {
             let support = if variant == Variant::DarkCrazyhouse { 0.95 } else { 0.99 };
             let run = format!("{variant} {} vs {}", white.name(), black.name());
             if stats.consistent() < 1.0 {
-                missed.push(format!("{run}: consistent {:.4}", stats.consistent()));
+                let (checked, clean) = stats.checked;
+                missed.push(format!(
+                    "{run}: consistent {:.4} ({} of {checked} handed-out worlds do not replay; {} fallbacks)",
+                    stats.consistent(),
+                    checked - clean,
+                    stats.lost
+                ));
             }
             if stats.truth_in_support() < support {
                 missed.push(format!("{run}: truth_in_support {:.4}", stats.truth_in_support()));
