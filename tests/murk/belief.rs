@@ -667,7 +667,7 @@ fn belief_eval_thousand_games() {
             if stats.consistent() < 1.0 {
                 let (checked, clean) = stats.checked;
                 missed.push(format!(
-                    "{run}: consistent {:.4} ({} of {checked} handed-out worlds do not replay; {} fallbacks)",
+                    "{run}: consistent {:.4} ({} of {checked} handed-out worlds do not replay; fallbacks: {})",
                     stats.consistent(),
                     checked - clean,
                     stats.lost
