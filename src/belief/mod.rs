@@ -573,8 +573,8 @@ impl Belief {
     /// Replays from each of `older` in turn (a particle filter that knows the later views, see
     /// [`Belief::replay_from`]) until one reaches the present: each gets half the budget left
     /// (the last all of it) and as many worlds per level as its share allows, up to the most
-    /// children an update may make (capped at the sample size, 2 of the 8 games that fell back
-    /// with the default budget did not when it was raised to the children's cap). If every one dies, they are tried again in the same way, hedged ([`Ranking`]), on
+    /// children an update may make (of 8 games that fell back at 100 million moves, replays
+    /// capped at the sample size kept none on the history, these 2). If every one dies, they are tried again in the same way, hedged ([`Ranking`]), on
     /// the budget left (replays that die early leave most of theirs). Returns the worlds found,
     /// whether their checkpoint was anchored, and whether they are every consistent world
     /// (replayed from the last exact set with nothing cut).

@@ -531,15 +531,21 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     /// The worlds one move after the start, each weighted by its index + 1.
-    fn after_one_move() -> WorldSet {
+    /// The 20 positions after White's first move, the i-th of weight `weight(i)` and lineage id i.
+    fn after_one_move_weighted(weight: impl Fn(usize) -> f64) -> WorldSet {
         let start = Position::start(Variant::DarkChess);
         let mut builder = WorldBuilder::new();
         for (i, &m) in start.moves().iter().enumerate() {
             let mut pos = start.clone();
             pos.play_unchecked(m);
-            builder.add(world_key(&pos), pos, (i + 1) as f64, || i as u32);
+            builder.add(world_key(&pos), pos, weight(i), || i as u32);
         }
         builder.finish()
+    }
+
+    /// The 20 positions after White's first move, the i-th of weight i + 1.
+    fn after_one_move() -> WorldSet {
+        after_one_move_weighted(|i| (i + 1) as f64)
     }
 
     #[test]
@@ -601,15 +607,8 @@ mod tests {
     #[test]
     fn keep_heaviest_keeps_scattered_heaviest_worlds_with_their_own_keys_and_weights() {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
-        let start = Position::start(Variant::DarkChess);
-        let mut builder = WorldBuilder::new();
-        for (i, &m) in start.moves().iter().enumerate() {
-            let mut pos = start.clone();
-            pos.play_unchecked(m);
-            // A permutation of the weights 1..=20, so the heaviest lie scattered.
-            builder.add(world_key(&pos), pos, ((i * 7) % 20 + 1) as f64, || i as u32);
-        }
-        let set = builder.finish();
+        // A permutation of the weights 1..=20, so the heaviest lie scattered.
+        let set = after_one_move_weighted(|i| ((i * 7) % 20 + 1) as f64);
         for n in [1, 5, 12, 19] {
             let mut heavy = set.clone();
             assert!(heavy.keep_heaviest(n, &mut rng));
