@@ -574,10 +574,11 @@ impl Belief {
     /// [`Belief::replay_from`]) until one reaches the present: each gets half the budget left
     /// (the last all of it) and as many worlds per level as its share allows, up to the most
     /// children an update may make (of 8 games that fell back at 100 million moves, replays
-    /// capped at the sample size kept none on the history, these 2). If every one dies, they are tried again in the same way, hedged ([`Ranking`]), on
-    /// the budget left (replays that die early leave most of theirs). Returns the worlds found,
-    /// whether their checkpoint was anchored, and whether they are every consistent world
-    /// (replayed from the last exact set with nothing cut).
+    /// capped at the sample size kept none on the history, these 2). If every one dies, they are
+    /// tried again in the same way, hedged ([`Ranking`]), on the budget left (replays that die
+    /// early leave most of theirs). Returns the worlds found, whether their checkpoint was
+    /// anchored, and whether they are every consistent world (replayed from the last exact set
+    /// with nothing cut).
     fn replay_older(&mut self, older: &[(&Checkpoint, bool)], budget: &mut usize) -> Option<(WorldSet, bool, bool)> {
         let cap = self.cfg.limits().1;
         for ranking in [Ranking::Nearest, Ranking::Hedged] {
