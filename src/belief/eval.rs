@@ -5,7 +5,8 @@
 //! (drawn as [`Belief::sample`] draws them) that replay through the whole history;
 //! `truth_in_support`, the fraction of belief states holding the true world; `square_acc`, the
 //! mean probability given to the true content of each fogged square; `hand_acc`, the mean
-//! probability given to the true enemy hand (Crazyhouse); `lost`, the number of fallbacks; the
+//! probability given to the true enemy hand (Crazyhouse); `lost`, the number of fallbacks;
+//! `truth_drops` and the runs of states missing the truth that follow each; the
 //! time of every [`Belief::update`] call; and `rule_misses`, the times the truth was missing where
 //! the rules say it cannot be (an exact set, or the look-ahead bound's verdict on later views).
 
@@ -127,6 +128,11 @@ pub struct EvalStats {
     pub checked: (u64, u64),
     /// Belief states measured, and those holding the true world.
     pub support: (u64, u64),
+    /// Lengths of the runs of one side's consecutive belief states that miss the truth: each
+    /// starts where the belief lost the truth (or the game began without it) and ends where it
+    /// holds it again or the game ends. Their sum is the misses; few long runs mean the truth is
+    /// rarely lost but slow to come back.
+    pub miss_runs: Vec<usize>,
     /// Belief states that were exact.
     pub exact: u64,
     /// Sum of worlds held over the belief states measured.
@@ -185,6 +191,11 @@ impl EvalStats {
         ratio(self.squares.2, self.squares.0)
     }
 
+    /// The mean length of a run of belief states missing the truth (0 if there is none).
+    pub fn miss_run_mean(&self) -> f64 {
+        ratio(self.miss_runs.iter().sum::<usize>() as f64, self.miss_runs.len() as u64)
+    }
+
     /// The summary line (the last line of the output).
     pub fn summary(&self, variant: Variant) -> String {
         let hand = if variant.has_hands() { format!("{:.4}", ratio(self.hands.1, self.hands.0)) } else { "-".into() };
@@ -209,12 +220,20 @@ struct Tracker {
     baseline: Baseline,
     /// The true position after each of this side's events.
     truths: Vec<Position>,
+    /// Belief states in a row, up to the last one measured, that missed the truth.
+    miss_run: usize,
 }
 
 impl Tracker {
     fn new(start: &Position, side: Color, cfg: &BeliefConfig) -> Tracker {
         let info = InfoState::new(start.clone(), side);
-        Tracker { belief: Belief::new(&info, cfg.clone()), baseline: Baseline::new(&info), info, truths: Vec::new() }
+        Tracker {
+            belief: Belief::new(&info, cfg.clone()),
+            baseline: Baseline::new(&info),
+            info,
+            truths: Vec::new(),
+            miss_run: 0,
+        }
     }
 
     /// Updates the belief after an event that left the true position `truth`.
@@ -227,6 +246,14 @@ impl Tracker {
         self.baseline.update(&self.info);
     }
 
+    /// Records the run of belief states missing the truth that is going on, if any.
+    fn end_miss_run(&mut self, stats: &mut EvalStats) {
+        if self.miss_run > 0 {
+            stats.miss_runs.push(self.miss_run);
+            self.miss_run = 0;
+        }
+    }
+
     /// How many of the true positions after the last [`RULE_CHECK_EVENTS`] events the look-ahead
     /// bound says cannot reach the later views (which they did reach).
     fn lookahead_misses(&self) -> u64 {
@@ -237,7 +264,7 @@ impl Tracker {
     }
 
     /// Measures this side's belief against the true position.
-    fn measure(&self, truth: &Position, stats: &mut EvalStats, check: usize, rng: &mut Xoshiro256PlusPlus) {
+    fn measure(&mut self, truth: &Position, stats: &mut EvalStats, check: usize, rng: &mut Xoshiro256PlusPlus) {
         let worlds = self.belief.worlds();
         for i in worlds.systematic(check, rng) {
             if let Some(outcome) = self.belief.check_world(i) {
@@ -263,6 +290,11 @@ impl Tracker {
             let enemy = truth.hand(self.info.side().opponent());
             stats.hands.0 += 1;
             stats.hands.1 += self.belief.enemy_hands().iter().find(|(h, _)| h == enemy).map_or(0.0, |e| e.1);
+        }
+        if hit {
+            self.end_miss_run(stats);
+        } else {
+            self.miss_run += 1;
         }
     }
 }
@@ -294,11 +326,14 @@ pub fn play_game(args: &BeliefEvalArgs, game_seed: u64, stats: &mut EvalStats) -
                     side.info.observe(obs).context("observation refused")?;
                     side.update(game.position(), stats);
                 }
-                for side in &sides {
+                for side in &mut sides {
                     side.measure(game.position(), stats, args.check, &mut check_rng);
                 }
             }
         }
+    }
+    for side in &mut sides {
+        side.end_miss_run(stats);
     }
     stats.games += 1;
     stats.plies += plies;
@@ -327,9 +362,12 @@ pub fn run(args: &BeliefEvalArgs, out: &mut impl Write) -> Result<EvalStats> {
     let n = stats.support.0.max(1) as f64;
     writeln!(
         out,
-        "belief-eval detail exact={:.4} mean_worlds={:.1} regenerated={} checked_worlds={} update_ms_max={:.1} rule_misses={} lost_games={}",
+        "belief-eval detail exact={:.4} mean_worlds={:.1} truth_drops={} miss_run_mean={:.1} miss_run_max={} regenerated={} checked_worlds={} update_ms_max={:.1} rule_misses={} lost_games={}",
         stats.exact as f64 / n,
         stats.worlds as f64 / n,
+        stats.miss_runs.len(),
+        stats.miss_run_mean(),
+        stats.miss_runs.iter().max().unwrap_or(&0),
         stats.regenerated,
         stats.checked.0,
         stats.update_quantile(1.0),

@@ -626,7 +626,12 @@ fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games:
     assert!(text.contains("baseline square_acc="), "{text}");
     assert!(text.contains(" lost_games="), "{text}");
     assert!(text.contains(" rule_misses="), "{text}");
+    assert!(text.contains(&format!(" truth_drops={} ", stats.miss_runs.len())), "{text}");
     assert_eq!(stats.lost_games.is_empty(), stats.lost == 0, "{text}");
+    // Every belief state that missed the truth is in exactly one run of misses.
+    assert!(stats.miss_runs.iter().all(|&run| run > 0), "{:?}", stats.miss_runs);
+    let missed = stats.support.0 - stats.support.1;
+    assert_eq!(stats.miss_runs.iter().sum::<usize>() as u64, missed, "{:?}", stats.miss_runs);
     eprintln!("{}", text.trim_end());
     stats
 }
