@@ -530,7 +530,6 @@ mod tests {
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
-    /// The worlds one move after the start, each weighted by its index + 1.
     /// The 20 positions after White's first move, the i-th of weight `weight(i)` and lineage id i.
     fn after_one_move_weighted(weight: impl Fn(usize) -> f64) -> WorldSet {
         let start = Position::start(Variant::DarkChess);
