@@ -11,6 +11,7 @@
 //! the belief, 51 of 89 had it dropped by the cut before the expansion, and most of those
 //! expansions kept far fewer children than the room allowed).
 
+use super::key_index::prefetch;
 use super::lineage::Lineage;
 use super::step::{ChildSink, OpponentStep};
 use super::worlds::{BestFirst, WorldBuilder, WorldSet, NO_NODE};
@@ -24,6 +25,8 @@ use rayon::prelude::*;
 const PARALLEL_MIN: usize = 4096;
 /// Children per parent to make room for at first.
 const CHILDREN_GUESS: usize = 8;
+/// How many parents ahead an expansion starts fetching a parent's world.
+const PREFETCH_AHEAD: usize = 4;
 /// Most rounds of parents one expansion takes (the heaviest, then lighter ones while room is left).
 const MAX_ROUNDS: usize = 4;
 
@@ -60,6 +63,9 @@ impl ChildSink for ChunkSink<'_> {
     fn quota(&self, n: usize) -> usize {
         n.min(self.quota)
     }
+    fn prefetch(&self, key: u64) {
+        self.chunk.builder.prefetch(key);
+    }
     fn take(&mut self, key: u64, child: impl FnOnce() -> Position, mv: Move, p: f64) {
         let (origins, node) = (&mut self.chunk.origins, self.node);
         self.chunk.builder.add_with(key, child, self.weight * p, || {
@@ -83,6 +89,13 @@ fn expand_chunk(
     let mut chunk = Chunk { builder: WorldBuilder::with_capacity(room), ..Chunk::default() };
     let mut remaining: f64 = indices.iter().map(|&i| parents.weights()[i]).sum();
     for (done, &i) in indices.iter().enumerate() {
+        // Parents come in weight order, scattered over memory: fetch a few ahead.
+        if let Some(&ahead) = indices.get(done + PREFETCH_AHEAD) {
+            prefetch(&parents.worlds()[ahead]);
+            prefetch(&parents.keys()[ahead]);
+            prefetch(&parents.weights()[ahead]);
+            prefetch(&parents.nodes()[ahead]);
+        }
         let weight = parents.weights()[i];
         let room = cap.saturating_sub(chunk.builder.len());
         // No quota while the children so far, projected over the parents left, fit the room;

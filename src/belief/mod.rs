@@ -39,6 +39,7 @@ mod approach;
 pub mod baseline;
 pub mod eval;
 mod expand;
+mod key_index;
 mod keys;
 mod lineage;
 mod lookahead;

@@ -110,6 +110,8 @@ pub trait ChildSink {
     /// Takes a child consistent with the observation, reached by `mv`, with key `key`: adds
     /// `weight` to it if it is already held, else stores the world `child()` builds.
     fn take(&mut self, key: u64, child: impl FnOnce() -> Position, mv: Move, weight: f64);
+    /// Hints that a child of key `key` will be taken soon (to start fetching what that looks at).
+    fn prefetch(&self, _key: u64) {}
 }
 
 /// A sink that keeps every child with its key (for the regeneration search, which looks at one
@@ -304,6 +306,12 @@ impl<'a> OpponentStep<'a> {
             // Quiet children are sure to match and are built only if the sink lacks them; the others
             // are built now to compare their views.
             let mut tried = 0.0;
+            // A kept child's key, its slot in the sink fetched ahead while the others are tried.
+            let announce = |m: Move| {
+                let child_key = key ^ key_delta(parent, m);
+                sink.prefetch(child_key);
+                child_key
+            };
             for &c in fresh.iter() {
                 if kept.len() >= quota {
                     break;
@@ -311,21 +319,21 @@ impl<'a> OpponentStep<'a> {
                 tried += c.p;
                 if c.quiet {
                     debug_assert!(self.accepts_move(parent, c.m), "zone shortcut disagrees with the view");
-                    kept.push((c, None));
+                    kept.push((c, announce(c.m), None));
                     continue;
                 }
                 let (child, captured) = played(parent, c.m);
                 if self.accepts(&child, captured) {
-                    kept.push((c, Some(child)));
+                    kept.push((c, announce(c.m), Some(child)));
                 } else {
                     (looked.uniform, looked.greedy) =
                         (looked.uniform - chances.uniform(), looked.greedy - chances.greedy(parent, c.m));
                 }
             }
             let scale = if tried > 0.0 { mass / tried } else { 1.0 };
-            for (c, child) in kept.drain(..) {
+            for (c, child_key, child) in kept.drain(..) {
                 let build = || child.unwrap_or_else(|| played(parent, c.m).0);
-                sink.take(key ^ key_delta(parent, c.m), build, c.m, c.p * scale);
+                sink.take(child_key, build, c.m, c.p * scale);
             }
         });
         looked
@@ -392,11 +400,12 @@ thread_local! {
     static SCRATCH: RefCell<Buffers> = RefCell::default();
 }
 
-/// The candidate moves of one parent and the children it keeps (built ones with their world).
+/// The candidate moves of one parent and the children it keeps, with their keys (built ones
+/// with their world).
 #[derive(Default)]
 struct Buffers {
     fresh: Vec<Candidate>,
-    kept: Vec<(Candidate, Option<Position>)>,
+    kept: Vec<(Candidate, u64, Option<Position>)>,
 }
 
 /// A move that may lead to a consistent child.

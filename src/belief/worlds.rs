@@ -1,12 +1,12 @@
 //! The store of worlds: true positions with their keys, weights and lineage ids, deduplicated
 //! by key, and the two ways of cutting a set down (keep the heaviest, or resample).
 
+use super::key_index::KeyIndex;
 use super::keys::world_key;
 use crate::core::{Color, Role};
 use crate::rules::Position;
 use rand::Rng;
 use rayon::prelude::*;
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -53,10 +53,6 @@ impl Hasher for KeyHasher {
 
 /// A hash map keyed by a few well-mixed words.
 pub(crate) type WordMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
-
-/// Key -> (index in the set, weight): the weight lives next to the key, so that merging a
-/// duplicate touches one cache line.
-type KeyMap = WordMap<u64, (u32, f64)>;
 
 /// Bytes one stored world costs, index entry included (for the memory budget).
 pub const WORLD_BYTES: usize = std::mem::size_of::<Position>() + 8 + 8 + 4 + 24;
@@ -401,7 +397,9 @@ fn best_first(a: &(f64, u64, usize), b: &(f64, u64, usize)) -> std::cmp::Orderin
 #[derive(Default)]
 pub struct WorldBuilder {
     set: WorldSet,
-    index: KeyMap,
+    /// Key -> (index in the set, weight): the weight lives next to the key, so that merging a
+    /// duplicate touches one cache line.
+    index: KeyIndex,
 }
 
 impl WorldBuilder {
@@ -412,7 +410,7 @@ impl WorldBuilder {
 
     /// An empty builder with room for `n` worlds before it grows.
     pub fn with_capacity(n: usize) -> WorldBuilder {
-        WorldBuilder { set: WorldSet::with_capacity(n), index: KeyMap::with_capacity_and_hasher(n, Default::default()) }
+        WorldBuilder { set: WorldSet::with_capacity(n), index: KeyIndex::with_capacity(n) }
     }
 
     /// Number of distinct worlds so far.
@@ -434,22 +432,22 @@ impl WorldBuilder {
         weight: f64,
         node: impl FnOnce() -> u32,
     ) -> bool {
-        match self.index.entry(key) {
-            Entry::Occupied(mut e) => {
-                e.get_mut().1 += weight;
-                false
-            }
-            Entry::Vacant(e) => {
-                let pos = pos();
-                debug_assert_eq!(key, world_key(&pos), "stale key for {}", pos.to_fen());
-                e.insert((self.set.worlds.len() as u32, weight));
-                self.set.worlds.push(pos);
-                self.set.keys.push(key);
-                self.set.weights.push(0.0);
-                self.set.nodes.push(node());
-                true
-            }
+        let set = &mut self.set;
+        let fresh = self.index.add(key, weight, || set.worlds.len() as u32);
+        if fresh {
+            let pos = pos();
+            debug_assert_eq!(key, world_key(&pos), "stale key for {}", pos.to_fen());
+            set.worlds.push(pos);
+            set.keys.push(key);
+            set.weights.push(0.0);
+            set.nodes.push(node());
         }
+        fresh
+    }
+
+    /// Starts fetching what adding a world of key `key` will look at (a hint for the cache).
+    pub fn prefetch(&self, key: u64) {
+        self.index.prefetch(key);
     }
 
     /// Merges builders filled apart into one set: a world several hold gets the sum of their
@@ -461,7 +459,7 @@ impl WorldBuilder {
         let mut sets = Vec::with_capacity(builders.len());
         let mut indexes = Vec::with_capacity(builders.len());
         for WorldBuilder { mut set, index } in builders {
-            for &(i, w) in index.values() {
+            for (i, w) in index.entries() {
                 set.weights[i as usize] = w;
             }
             sets.push(set);
@@ -479,7 +477,7 @@ impl WorldBuilder {
                         indexes[..j]
                             .iter()
                             .enumerate()
-                            .find_map(|(b, index)| index.get(key).map(|&(i, _)| (b as u32, i)))
+                            .find_map(|(b, index)| index.get(*key).map(|(i, _)| (b as u32, i)))
                     })
                     .collect()
             })
@@ -516,7 +514,7 @@ impl WorldBuilder {
 
     /// The finished set.
     pub fn finish(mut self) -> WorldSet {
-        for (i, w) in self.index.into_values() {
+        for (i, w) in self.index.entries() {
             self.set.weights[i as usize] = w;
         }
         self.set
