@@ -134,8 +134,8 @@ mod tests {
 
     #[test]
     fn holds_what_a_map_holds_through_growth_and_colliding_keys() {
-        // Repeated keys, in a table that starts small: it grows five times over, and at its load
-        // limit keys share home slots and probe past each other.
+        // 2,100 distinct keys, each added about twice, in a table that starts at 16 slots: it
+        // grows several times, and near its load limit keys share home slots and probe on.
         let keys: Vec<u64> = (0..5_000u64).map(|i| (i % 700) | ((i % 3) << 60)).collect();
         let mut index = KeyIndex::with_capacity(4);
         let mut map: HashMap<u64, (u32, f64)> = HashMap::new();
