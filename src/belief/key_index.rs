@@ -22,7 +22,7 @@ const VACANT: u32 = u32::MAX;
 const LOAD_PER_4: usize = 3;
 
 /// World key -> (place in the set, weight).
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub(super) struct KeyIndex {
     slots: Vec<Slot>,
     len: usize,
@@ -70,8 +70,8 @@ impl KeyIndex {
     /// Asks the processor to start fetching the slot where `key` would be looked up (a hint:
     /// nothing is read and nothing can go wrong).
     pub(super) fn prefetch(&self, key: u64) {
-        if let Some(slot) = self.slots.get(self.home(key)) {
-            prefetch(slot);
+        if !self.slots.is_empty() {
+            prefetch(&self.slots[self.home(key)]);
         }
     }
 
