@@ -458,7 +458,11 @@ impl WorldBuilder {
     /// weights and keeps the first one's lineage id; the lineage ids of builder `j` are shifted by
     /// `offsets[j]`. The first builder's worlds stay where they are and the others' are moved
     /// after them; no index is rebuilt.
-    pub fn merge(builders: Vec<WorldBuilder>, offsets: &[u32]) -> WorldSet {
+    pub fn merge(mut builders: Vec<WorldBuilder>, offsets: &[u32]) -> WorldSet {
+        if builders.len() == 1 {
+            // A small set, expanded on one thread: nothing to merge.
+            return builders.pop().map(WorldBuilder::finish).unwrap_or_default();
+        }
         let total: usize = builders.iter().map(WorldBuilder::len).sum();
         let (sets, indexes): (Vec<WorldSet>, Vec<KeyIndex>) = builders
             .into_par_iter()
@@ -476,6 +480,9 @@ impl WorldBuilder {
             .enumerate()
             .map(|(j, set)| {
                 let earlier = &indexes[..j];
+                if earlier.is_empty() {
+                    return Vec::new();
+                }
                 set.keys
                     .par_chunks(MERGE_CHUNK)
                     .flat_map_iter(|keys| {
