@@ -578,6 +578,11 @@ mod tests {
         assert_eq!(merged.keys(), [ks[0], ks[1], ks[2], ks[3], ks[4], ks[6]]);
         assert_eq!(merged.weights(), [1.0, 2.0, 6.0, 4.0, 10.0, 7.0]);
         assert_eq!(merged.nodes(), [0, 1, 2, 11, 12, 21]);
+        // One builder alone is its own set.
+        let single = WorldBuilder::merge(vec![fill(&[0, 1, 2])], &[0]);
+        assert_eq!(single.keys(), [ks[0], ks[1], ks[2]]);
+        assert_eq!(single.weights(), [1.0, 2.0, 3.0]);
+        assert_eq!(single.nodes(), [0, 1, 2]);
     }
 
     #[test]
