@@ -466,11 +466,9 @@ impl WorldBuilder {
         let total: usize = builders.iter().map(WorldBuilder::len).sum();
         let (sets, indexes): (Vec<WorldSet>, Vec<KeyIndex>) = builders
             .into_par_iter()
-            .map(|WorldBuilder { mut set, index }| {
-                for (i, w) in index.entries() {
-                    set.weights[i as usize] = w;
-                }
-                (set, index)
+            .map(|mut builder| {
+                builder.settle_weights();
+                (builder.set, builder.index)
             })
             .unzip();
         // For every world of a later builder, the earlier builder holding it first, and where
@@ -531,10 +529,15 @@ impl WorldBuilder {
 
     /// The finished set.
     pub fn finish(mut self) -> WorldSet {
+        self.settle_weights();
+        self.set
+    }
+
+    /// Copies the weights summed in the index into the set.
+    fn settle_weights(&mut self) {
         for (i, w) in self.index.entries() {
             self.set.weights[i as usize] = w;
         }
-        self.set
     }
 }
 
