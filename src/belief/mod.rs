@@ -47,6 +47,7 @@ mod marginals;
 mod model;
 mod regen;
 mod repair;
+mod reroute;
 mod resync;
 mod step;
 mod worlds;
@@ -121,8 +122,8 @@ pub struct BeliefConfig {
     pub resync_window: usize,
     /// Seed of the belief's random choices (sampling, regeneration).
     pub seed: u64,
-    /// Keep each world's line of opponent moves, so that it can be replayed (tests, belief-eval,
-    /// debug builds).
+    /// Keep each world's line of opponent moves: the last try before a fallback reroutes lines,
+    /// and tests and `belief-eval` replay them to check the worlds handed out.
     pub lineage: bool,
 }
 
@@ -142,7 +143,7 @@ impl Default for BeliefConfig {
             resync_budget: 0,
             resync_window: 24,
             seed: 0,
-            lineage: cfg!(debug_assertions),
+            lineage: true,
         }
     }
 }
@@ -542,6 +543,10 @@ impl Belief {
             self.set = self.search(&cp.set, cp.events, want, &mut last_budget);
         }
         (self.checkpoints, self.deep_checkpoints, self.exact_checkpoint) = (recent, deep, exact);
+        if self.set.is_empty() && anchored {
+            let mut reroute_budget = self.cfg.regen_budget / 4;
+            self.set = self.reroute(seeds, want, &mut reroute_budget);
+        }
         if self.set.is_empty() {
             self.fall_back(seeds, report);
         } else {

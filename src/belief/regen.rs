@@ -82,14 +82,14 @@ pub(super) struct Guide<'a> {
 
 impl<'a> Guide<'a> {
     /// The guide towards the view after the last of `history`, for levels from event `from`.
-    fn new(initial: &'a View, history: &'a [Event], from: usize, side: Color) -> Guide<'a> {
+    pub(super) fn new(initial: &'a View, history: &'a [Event], from: usize, side: Color) -> Guide<'a> {
         let target = last_view(initial, history);
         let reach = Lookahead::after_each(history, from, side);
         Guide { target, shown: Shown::new(target), reach }
     }
 
     /// False if `pos`, after level `depth`, cannot reach the later views in time.
-    fn may_reach(&self, depth: usize, pos: &Position) -> bool {
+    pub(super) fn may_reach(&self, depth: usize, pos: &Position) -> bool {
         self.reach[depth].allows(pos)
     }
 
@@ -99,7 +99,7 @@ impl<'a> Guide<'a> {
     }
 
     /// Higher for a move by the side to move in `pos` that agrees with the target view.
-    fn score(&self, pos: &Position, m: Move) -> i32 {
+    pub(super) fn score(&self, pos: &Position, m: Move) -> i32 {
         let mover = pos.turn();
         let role = match m.kind {
             MoveKind::Drop(r) | MoveKind::Promotion(r) => r,

@@ -654,6 +654,34 @@ fn a_small_belief_eval_run_beats_the_baseline_and_hands_out_consistent_worlds() 
     }
 }
 
+/// Dark-chess random-vs-random game 479 (as `belief-eval --games 1 --seed 479` plays it): Black's
+/// belief lost the truth early (a White knight's three moves in the opening) and ran dry at
+/// event 68, where every regeneration fails; rerouting that knight in a remembered world's line
+/// finds consistent worlds, so the belief never falls back (it did before rerouting).
+#[test]
+fn rerouting_a_remembered_line_saves_a_belief_every_regeneration_loses() {
+    let args = BeliefEvalArgs {
+        variant: Variant::DarkChess,
+        games: 1,
+        seed: 479,
+        white: SimplePlayer::Random,
+        black: SimplePlayer::Random,
+        max_plies: 300,
+        hash: None,
+        max_worlds: None,
+        max_children: None,
+        regen_budget: None,
+        model: None,
+        truncate: None,
+        check: 4,
+    };
+    let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
+    assert!(stats.regenerated > 0, "the game's beliefs never ran dry");
+    assert_eq!(stats.lost, 0, "fell back");
+    assert_eq!(stats.consistent(), 1.0);
+    assert_eq!(stats.rule_misses, 0);
+}
+
 /// The 1,000-game measurement of the issue, per variant, random against random and greedy
 /// against greedy, checked against the issue's targets (all runs print before any failure):
 /// `cargo test --release --test murk belief_eval_thousand_games -- --ignored --nocapture`

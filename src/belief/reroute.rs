@@ -1,0 +1,431 @@
+//! Rerouting: the last try before a fallback. A world that agreed with the whole history until
+//! the newest event (a seed), with its line of opponent moves from its anchor, is given other
+//! paths for a few of the opponent's pieces: the chosen pieces may make any move the
+//! observations allow at any ply, and the other pieces make the moves the line gave them, in
+//! the same order but at any ply (or not at all). The pieces are chosen from what the latest
+//! view shows differently from the seed: the seed's pieces where the view shows something else,
+//! and the pieces of a role the view shows where the seed has none. In Crazyhouse the hand may
+//! also drop freely over the latest levels.
+//!
+//! The regeneration searches branch on every move of every hidden ply, so they cannot reach far
+//! back; this one keeps close to one line and so reaches back to its anchor (the start of the
+//! game), which is where a line that lost the truth long ago went wrong (dark-chess r-r game
+//! 479: a knight's three moves early in the game). Every world it returns is the end of a line
+//! of moves checked against every event by the update's own steps, so it is consistent with the
+//! whole history.
+
+use super::keys::world_key;
+use super::lineage::Anchor;
+use super::regen::{levels, Guide, Level};
+use super::step::{goes_on, own_child, Collect};
+use super::worlds::{WorldBuilder, WorldSet, NO_NODE};
+use super::{last_view, Belief};
+use crate::core::{Bitboard, Color, Move, Square};
+use crate::rules::Position;
+use crate::view::{SquareView, View};
+use rand::Rng;
+use std::collections::HashSet;
+
+/// A world the rerouting found, with the opponent moves from the seed's anchor.
+struct Rerouted {
+    world: Position,
+    key: u64,
+    moves: Vec<Move>,
+}
+
+/// One seed: the world its line starts from (its anchor) with its key, and the line.
+struct Seed<'a> {
+    anchor: &'a Position,
+    anchor_key: u64,
+    line: &'a [Move],
+}
+
+/// The line's opponent moves, piece by piece: the moves each piece not chosen made, in order,
+/// which the search may replay at other plies than the line did.
+struct Skeleton {
+    /// For each piece of the line (an anchor square, or a dropped piece), its moves in order.
+    queues: Vec<Vec<Move>>,
+    /// For each level: `Some(the piece the line moved there and its move)` for opponent plies
+    /// that move a piece not chosen.
+    slots: Vec<Option<(usize, Move)>>,
+    /// For each level: the line's move there, for opponent plies.
+    line: Vec<Option<Move>>,
+}
+
+/// What to reroute, in the order to try it: the pieces (anchor squares) the latest view
+/// disagrees with on their own, in pairs, in pairs with a third piece, with one other piece; in
+/// Crazyhouse then free drops over the latest levels.
+fn candidates(seed: &Seed, levels: &[Level], target_view: &View, side: Color) -> Vec<Choice> {
+    let enemy = side.opponent();
+    // Follow every enemy piece of the anchor along the line: origin[square] = anchor square.
+    let mut origin: [Option<Square>; 64] = [None; 64];
+    for sq in seed.anchor.by_color(enemy) {
+        origin[sq.index()] = Some(sq);
+    }
+    let mut pos = seed.anchor.clone();
+    let mut line = seed.line.iter();
+    for level in levels {
+        let before = pos.by_color(enemy);
+        match level {
+            Level::Own(mv, _) => {
+                if goes_on(&pos) && pos.moves().contains(mv) {
+                    pos.play_unchecked(*mv);
+                }
+            }
+            Level::Opponent(_) => {
+                let Some(&m) = line.next() else { break };
+                pos.play_unchecked(m);
+            }
+            Level::Bounce(_) => {}
+        }
+        let after = pos.by_color(enemy);
+        let (gone, came) = (before & !after, after & !before);
+        let moved: Vec<Option<Square>> = gone.into_iter().map(|sq| origin[sq.index()]).collect();
+        for sq in gone {
+            origin[sq.index()] = None;
+        }
+        // A drop brings a piece of no anchor square; a castling moves two (paired in order).
+        for (sq, from) in came.into_iter().zip(moved.into_iter().chain(std::iter::repeat(None))) {
+            origin[sq.index()] = from;
+        }
+    }
+    // The pieces the target view disagrees with, and those of a role it shows where the world
+    // (at the end of the line) has none.
+    let mut wanted: Vec<Square> = Vec::new();
+    let mut push = |o: Option<Square>| {
+        if let Some(o) = o.filter(|o| !wanted.contains(o)) {
+            wanted.push(o);
+        }
+    };
+    for sq in pos.by_color(enemy) {
+        let differs = match target_view.square(sq) {
+            SquareView::Fog => false,
+            SquareView::Piece(p, _) => pos.piece_at(sq) != Some(p),
+            _ => true,
+        };
+        if differs {
+            push(origin[sq.index()]);
+        }
+    }
+    for sq in (0..64u8).map(Square::new_unchecked) {
+        if let SquareView::Piece(p, _) = target_view.square(sq) {
+            if p.color == enemy && pos.piece_at(sq) != Some(p) {
+                for from in pos.by_color(enemy) {
+                    if pos.piece_at(from) == Some(p) {
+                        push(origin[from.index()]);
+                    }
+                }
+            }
+        }
+    }
+    // One piece, two, two with a third that lends its plies, one with another; then drops.
+    let others: Vec<Square> = seed.anchor.by_color(enemy).into_iter().filter(|b| !wanted.contains(b)).collect();
+    let one = |a: Square| Bitboard::from_square(a);
+    let mut sets: Vec<Bitboard> = wanted.iter().map(|&a| one(a)).collect();
+    for (i, &a) in wanted.iter().enumerate() {
+        for &b in &wanted[i + 1..] {
+            sets.push(one(a).with(b));
+            sets.extend(others.iter().map(|&c| one(a).with(b).with(c)));
+        }
+    }
+    for &a in &wanted {
+        sets.extend(others.iter().map(|&b| one(a).with(b)));
+    }
+    let mut choices: Vec<Choice> =
+        sets.into_iter().map(|pieces| Choice { pieces, drops: false, from_level: 0 }).collect();
+    if seed.anchor.variant().has_hands() {
+        // Drops from the hand, alone and with each piece the view disagrees with, in the
+        // latest levels only (a hand drops anywhere in the fog: too many lines to go far back).
+        for window in [8, 12, 16, 20, 24] {
+            let from_level = levels.len().saturating_sub(window);
+            for pieces in std::iter::once(Bitboard::EMPTY).chain(wanted.iter().map(|&a| one(a))) {
+                choices.push(Choice { pieces, drops: true, from_level });
+            }
+        }
+    }
+    choices
+}
+
+/// The pieces whose paths may change (anchor squares), and whether the hand may drop freely.
+#[derive(Clone, Copy, Debug)]
+struct Choice {
+    pieces: Bitboard,
+    drops: bool,
+    /// Levels before this one replay the line as it is.
+    from_level: usize,
+}
+
+impl Skeleton {
+    /// Replays the line from the anchor, sorting its moves by the piece that made them (the
+    /// pieces of `chosen` left out: they move freely).
+    fn new(seed: &Seed, levels: &[Level], chosen: Bitboard, enemy: Color) -> Skeleton {
+        let mut pos = seed.anchor.clone();
+        // owner[square] = the piece standing there (index into `queues`).
+        let mut owner: [Option<usize>; 64] = [None; 64];
+        let mut queues: Vec<Vec<Move>> = Vec::new();
+        for sq in seed.anchor.by_color(enemy) {
+            owner[sq.index()] = Some(queues.len());
+            queues.push(Vec::new());
+        }
+        let mut pieces = chosen;
+        let mut line = seed.line.iter();
+        let mut slots = Vec::with_capacity(levels.len());
+        let mut line_moves = Vec::with_capacity(levels.len());
+        for level in levels {
+            let mut line_move = None;
+            let before = pos.by_color(enemy);
+            let mut slot = None;
+            match level {
+                Level::Own(mv, _) => {
+                    if goes_on(&pos) && pos.moves().contains(mv) {
+                        pos.play_unchecked(*mv);
+                    }
+                }
+                Level::Opponent(_) => {
+                    if let Some(&m) = line.next() {
+                        line_move = Some(m);
+                        let piece = if m.is_drop() {
+                            queues.push(Vec::new());
+                            Some(queues.len() - 1)
+                        } else {
+                            owner[m.from.index()]
+                        };
+                        pos.play_unchecked(m);
+                        if let Some(i) = piece.filter(|_| !pieces.contains(m.from) || m.is_drop()) {
+                            queues[i].push(m);
+                            slot = Some((i, m));
+                        }
+                        let after = pos.by_color(enemy);
+                        let (gone, came) = (before & !after, after & !before);
+                        let movers: Vec<Option<usize>> = gone.into_iter().map(|sq| owner[sq.index()]).collect();
+                        for sq in gone {
+                            owner[sq.index()] = None;
+                        }
+                        let movers = if m.is_drop() { vec![piece] } else { movers };
+                        for (sq, who) in came.into_iter().zip(movers.into_iter().chain(std::iter::repeat(None))) {
+                            owner[sq.index()] = who;
+                        }
+                    }
+                }
+                Level::Bounce(_) => {}
+            }
+            let after = pos.by_color(enemy);
+            for sq in before & !after {
+                if !matches!(level, Level::Opponent(_)) {
+                    owner[sq.index()] = None;
+                }
+            }
+            pieces = moved_pieces(pieces, before, after);
+            slots.push(slot);
+            line_moves.push(line_move);
+        }
+        Skeleton { queues, slots, line: line_moves }
+    }
+}
+
+/// The squares of the followed pieces `pieces` after a ply that turned the enemy's squares from
+/// `before` into `after` (a piece that left goes where one arrived; a captured one is gone).
+fn moved_pieces(pieces: Bitboard, before: Bitboard, after: Bitboard) -> Bitboard {
+    let (gone, came) = (before & !after, after & !before);
+    if (pieces & gone).any() {
+        (pieces & after) | came
+    } else {
+        pieces & after
+    }
+}
+
+/// A node of the search: the world after some levels and the followed pieces' squares.
+struct Frame {
+    world: Position,
+    key: u64,
+    pieces: Bitboard,
+    /// How many of its moves each piece of the skeleton has made.
+    progress: Vec<u8>,
+    mv: Option<Move>,
+    kids: Option<Vec<Kid>>,
+}
+
+/// A successor: world, key, the chosen pieces' squares, progress, and the opponent's move.
+type Kid = (Position, u64, Bitboard, Vec<u8>, Option<Move>);
+
+/// Searches from `seed` for up to `want` worlds at the end of `levels` whose lines differ from
+/// the seed's only in the moves of the pieces of `chosen` (anchor squares), spending at most
+/// `budget` moves looked at.
+#[allow(clippy::too_many_arguments)]
+fn search(
+    seed: &Seed,
+    levels: &[Level],
+    guide: &Guide,
+    choice: Choice,
+    side: Color,
+    want: usize,
+    budget: &mut usize,
+    rng: &mut impl Rng,
+) -> Vec<Rerouted> {
+    let enemy = side.opponent();
+    let chosen = choice.pieces;
+    let skeleton = Skeleton::new(seed, levels, chosen, enemy);
+    let mut found = Vec::new();
+    let mut distinct = WorldBuilder::new();
+    let mut seen: HashSet<(usize, u64, u64)> = HashSet::new();
+    let mut stack = vec![Frame {
+        world: seed.anchor.clone(),
+        key: seed.anchor_key,
+        pieces: chosen,
+        progress: vec![0; skeleton.queues.len()],
+        mv: None,
+        kids: None,
+    }];
+    while !stack.is_empty() {
+        if *budget == 0 || found.len() >= want {
+            break;
+        }
+        let depth = stack.len() - 1;
+        if depth == levels.len() {
+            let top = &stack[depth];
+            if distinct.add(top.key, top.world.clone(), 1.0, || NO_NODE) {
+                let moves = stack.iter().filter_map(|f| f.mv).collect();
+                found.push(Rerouted { world: top.world.clone(), key: top.key, moves });
+            }
+            stack.pop();
+            continue;
+        }
+        let top = &mut stack[depth];
+        if top.kids.is_none() {
+            let kids = successors(&levels[depth], &skeleton, choice, depth, top, side, enemy, guide, budget, rng);
+            let kids = kids
+                .into_iter()
+                .filter(|(w, k, p, progress, _)| {
+                    guide.may_reach(depth, w) && seen.insert((depth + 1, *k ^ p.0, fingerprint(progress)))
+                })
+                .collect();
+            top.kids = Some(kids);
+        }
+        match top.kids.as_mut().and_then(Vec::pop) {
+            Some((world, key, pieces, progress, mv)) => {
+                stack.push(Frame { world, key, pieces, progress, mv, kids: None })
+            }
+            None => {
+                stack.pop();
+            }
+        }
+    }
+    found
+}
+
+/// A hash of a progress vector, to tell search states apart.
+fn fingerprint(progress: &[u8]) -> u64 {
+    progress.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &p| (h ^ u64::from(p)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The successors of the frame `at` at level `depth` (popped from the back: the line's own
+/// move last, then the moves nearest the latest view).
+#[allow(clippy::too_many_arguments)]
+fn successors(
+    level: &Level,
+    skeleton: &Skeleton,
+    choice: Choice,
+    depth: usize,
+    at: &Frame,
+    side: Color,
+    enemy: Color,
+    guide: &Guide,
+    budget: &mut usize,
+    rng: &mut impl Rng,
+) -> Vec<Kid> {
+    *budget = budget.saturating_sub(1);
+    let (world, key) = (&at.world, at.key);
+    if !goes_on(world) {
+        return Vec::new();
+    }
+    let before = world.by_color(enemy);
+    let follow = |w: &Position| moved_pieces(at.pieces, before, w.by_color(enemy));
+    match level {
+        Level::Own(mv, obs) => own_child(world, key, side, *mv, obs)
+            .map(|(w, k)| (follow(&w), w, k))
+            .map(|(p, w, k)| (w, k, p, at.progress.clone(), None))
+            .into_iter()
+            .collect(),
+        Level::Bounce(sq) => {
+            let held = world.by_color(enemy).contains(*sq);
+            held.then(|| (world.clone(), key, at.pieces, at.progress.clone(), None)).into_iter().collect()
+        }
+        Level::Opponent(step) => {
+            let mut sink = Collect::default();
+            *budget = budget.saturating_sub(step.children(world, key, &mut sink, rng).moves);
+            let line_move = skeleton.slots[depth];
+            let mut kids: Vec<(i32, f64, Kid)> = sink
+                .0
+                .into_iter()
+                .filter_map(|(w, k, m, p)| {
+                    if depth < choice.from_level && skeleton.line[depth] != Some(m) {
+                        return None;
+                    }
+                    let mut progress = at.progress.clone();
+                    let mut pieces = follow(&w);
+                    if m.is_drop() && choice.drops {
+                        pieces = pieces.with(m.to);
+                    } else if m.is_drop() || !at.pieces.contains(m.from) {
+                        // Some piece's next move in the line, at this ply or another.
+                        let i =
+                            (0..progress.len()).find(|&i| skeleton.queues[i].get(usize::from(progress[i])) == Some(&m));
+                        match i {
+                            Some(i) => progress[i] += 1,
+                            None if depth < choice.from_level => {}
+                            None => return None,
+                        }
+                    }
+                    let own = line_move.is_some_and(|(_, lm)| lm == m);
+                    let score = if own { i32::MAX } else { guide.score(world, m) };
+                    let order = rng.gen::<f64>().max(f64::MIN_POSITIVE).ln() / p.max(1e-12);
+                    Some((score, order, (pieces, w, k, progress, Some(m))))
+                })
+                .map(|(score, order, (pieces, w, k, progress, m))| (score, order, (w, k, pieces, progress, m)))
+                .collect();
+            kids.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            kids.into_iter().map(|(_, _, kid)| kid).collect()
+        }
+    }
+}
+
+impl Belief {
+    /// Reroutes the pieces of the `seeds` (worlds that agreed with the history before the
+    /// newest event; their lines are needed, so nothing is found without lineage) for up to
+    /// `want` worlds consistent with the whole history, spending at most `budget` moves looked
+    /// at, at most a sixteenth of it on one seed and set of pieces.
+    pub(super) fn reroute(&mut self, seeds: &WorldSet, want: usize, budget: &mut usize) -> WorldSet {
+        let Some(lineage) = self.lineage.as_ref() else { return WorldSet::default() };
+        let per_try = (*budget / 16).max(1);
+        let target = last_view(&self.initial_view, &self.history).clone();
+        let mut found: Vec<(Anchor, Rerouted)> = Vec::new();
+        let lines: Vec<(Anchor, Vec<Move>)> =
+            seeds.nodes().iter().map(|&n| lineage.path(n)).map(|(a, moves)| (a.clone(), moves)).collect();
+        'seeds: for (anchor, line) in &lines {
+            let levels = levels(&self.initial_view, &self.history, anchor.events, self.cfg.model, self.greedy_share);
+            let guide = Guide::new(&self.initial_view, &self.history, anchor.events, self.side);
+            let seed = Seed { anchor: &anchor.world, anchor_key: world_key(&anchor.world), line };
+            for chosen in candidates(&seed, &levels, &target, self.side) {
+                let mut share = per_try.min(*budget);
+                *budget -= share;
+                let got = search(&seed, &levels, &guide, chosen, self.side, want, &mut share, &mut self.rng);
+                *budget += share;
+                found.extend(got.into_iter().map(|r| (anchor.clone(), r)));
+                if !found.is_empty() || *budget == 0 {
+                    break 'seeds;
+                }
+            }
+        }
+        let mut builder = WorldBuilder::new();
+        for (anchor, r) in found {
+            let lineage = &mut self.lineage;
+            builder.add(r.key, r.world, 1.0, || {
+                lineage
+                    .as_mut()
+                    .map_or(NO_NODE, |l| r.moves.iter().fold(l.anchor(anchor.clone()), |n, &mv| l.step(n, mv)))
+            });
+        }
+        let mut set = builder.finish();
+        set.normalize();
+        set
+    }
+}
