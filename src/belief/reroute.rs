@@ -2,7 +2,8 @@
 //! the newest event (a seed), with its line of opponent moves from its anchor, is given other
 //! paths for a few of the opponent's pieces: the chosen pieces may make any move the
 //! observations allow at any ply, and the other pieces make the moves the line gave them, in
-//! the same order but at any ply (or not at all). The pieces are chosen from what the latest
+//! the same order, at the line's ply or later (a first pass) or at any ply (a second), or not
+//! at all. The pieces are chosen from what the latest
 //! view shows differently from the seed: the seed's pieces where the view shows something else,
 //! and the pieces of a role the view shows where the seed has none. In Crazyhouse the hand may
 //! also drop freely over the latest levels.
@@ -43,8 +44,9 @@ struct Seed<'a> {
 /// The line's opponent moves, piece by piece: the moves each piece not chosen made, in order,
 /// which the search may replay at other plies than the line did.
 struct Skeleton {
-    /// For each piece of the line (an anchor square, or a dropped piece), its moves in order.
-    queues: Vec<Vec<Move>>,
+    /// For each piece of the line (an anchor square, or a dropped piece), its moves in order,
+    /// each with the level the line made it at.
+    queues: Vec<Vec<(Move, usize)>>,
     /// For each level: `Some(the piece the line moved there and its move)` for opponent plies
     /// that move a piece not chosen.
     slots: Vec<Option<(usize, Move)>>,
@@ -132,14 +134,14 @@ fn candidates(seed: &Seed, levels: &[Level], target_view: &View, side: Color) ->
         sets.extend(others.iter().map(|&b| one(a).with(b)));
     }
     let mut choices: Vec<Choice> =
-        sets.into_iter().map(|pieces| Choice { pieces, drops: false, from_level: 0 }).collect();
+        sets.into_iter().map(|pieces| Choice { pieces, drops: false, from_level: 0, delay_only: false }).collect();
     if seed.anchor.variant().has_hands() {
         // Drops from the hand, alone and with each piece the view disagrees with, in the
         // latest levels only (a hand drops anywhere in the fog: too many lines to go far back).
         for window in [8, 12, 16, 20, 24] {
             let from_level = levels.len().saturating_sub(window);
             for pieces in std::iter::once(Bitboard::EMPTY).chain(wanted.iter().map(|&a| one(a))) {
-                choices.push(Choice { pieces, drops: true, from_level });
+                choices.push(Choice { pieces, drops: true, from_level, delay_only: false });
             }
         }
     }
@@ -153,6 +155,8 @@ struct Choice {
     drops: bool,
     /// Levels before this one replay the line as it is.
     from_level: usize,
+    /// The other pieces' moves may come later than the line made them, not earlier.
+    delay_only: bool,
 }
 
 impl Skeleton {
@@ -162,7 +166,7 @@ impl Skeleton {
         let mut pos = seed.anchor.clone();
         // owner[square] = the piece standing there (index into `queues`).
         let mut owner: [Option<usize>; 64] = [None; 64];
-        let mut queues: Vec<Vec<Move>> = Vec::new();
+        let mut queues: Vec<Vec<(Move, usize)>> = Vec::new();
         for sq in seed.anchor.by_color(enemy) {
             owner[sq.index()] = Some(queues.len());
             queues.push(Vec::new());
@@ -192,7 +196,7 @@ impl Skeleton {
                         };
                         pos.play_unchecked(m);
                         if let Some(i) = piece.filter(|_| !pieces.contains(m.from) || m.is_drop()) {
-                            queues[i].push(m);
+                            queues[i].push((m, slots.len()));
                             slot = Some((i, m));
                         }
                         let after = pos.by_color(enemy);
@@ -267,7 +271,7 @@ fn search(
     let skeleton = Skeleton::new(seed, levels, chosen, enemy);
     let mut found = Vec::new();
     let mut distinct = WorldBuilder::new();
-    let mut seen: HashSet<(usize, u64, u64)> = HashSet::new();
+    let mut seen: HashSet<(usize, u64)> = HashSet::new();
     let mut stack = vec![Frame {
         world: seed.anchor.clone(),
         key: seed.anchor_key,
@@ -295,9 +299,7 @@ fn search(
             let kids = successors(&levels[depth], &skeleton, choice, depth, top, side, enemy, guide, budget, rng);
             let kids = kids
                 .into_iter()
-                .filter(|(w, k, p, progress, _)| {
-                    guide.may_reach(depth, w) && seen.insert((depth + 1, *k ^ p.0, fingerprint(progress)))
-                })
+                .filter(|(w, k, p, _, _)| guide.may_reach(depth, w) && seen.insert((depth + 1, *k ^ p.0)))
                 .collect();
             top.kids = Some(kids);
         }
@@ -311,11 +313,6 @@ fn search(
         }
     }
     found
-}
-
-/// A hash of a progress vector, to tell search states apart.
-fn fingerprint(progress: &[u8]) -> u64 {
-    progress.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &p| (h ^ u64::from(p)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// The successors of the frame `at` at level `depth` (popped from the back: the line's own
@@ -367,8 +364,13 @@ fn successors(
                         pieces = pieces.with(m.to);
                     } else if m.is_drop() || !at.pieces.contains(m.from) {
                         // Some piece's next move in the line, at this ply or another.
-                        let i =
-                            (0..progress.len()).find(|&i| skeleton.queues[i].get(usize::from(progress[i])) == Some(&m));
+                        // A piece's next move at its own level or later (when a rerouted piece
+                        // took that ply), never earlier.
+                        let i = (0..progress.len()).find(|&i| {
+                            skeleton.queues[i]
+                                .get(usize::from(progress[i]))
+                                .is_some_and(|&(q, l)| q == m && (l <= depth || !choice.delay_only))
+                        });
                         match i {
                             Some(i) => progress[i] += 1,
                             None if depth < choice.from_level => {}
@@ -392,27 +394,41 @@ impl Belief {
     /// Reroutes the pieces of the `seeds` (worlds that agreed with the history before the
     /// newest event; their lines are needed, so nothing is found without lineage) for up to
     /// `want` worlds consistent with the whole history, spending at most `budget` moves looked
-    /// at, at most a sixteenth of it on one seed and set of pieces.
+    /// at: half on a pass where the other pieces' moves may only come late, the rest on one
+    /// where they may also come early; within a pass at most a sixteenth of its budget on one
+    /// seed and set of pieces.
     pub(super) fn reroute(&mut self, seeds: &WorldSet, want: usize, budget: &mut usize) -> WorldSet {
         let Some(lineage) = self.lineage.as_ref() else { return WorldSet::default() };
-        let per_try = (*budget / 16).max(1);
         let target = last_view(&self.initial_view, &self.history).clone();
-        let mut found: Vec<(Anchor, Rerouted)> = Vec::new();
         let lines: Vec<(Anchor, Vec<Move>)> =
             seeds.nodes().iter().map(|&n| lineage.path(n)).map(|(a, moves)| (a.clone(), moves)).collect();
-        'seeds: for (anchor, line) in &lines {
-            let levels = levels(&self.initial_view, &self.history, anchor.events, self.cfg.model, self.greedy_share);
-            let guide = Guide::new(&self.initial_view, &self.history, anchor.events, self.side);
-            let seed = Seed { anchor: &anchor.world, anchor_key: world_key(&anchor.world), line };
-            for chosen in candidates(&seed, &levels, &target, self.side) {
-                let mut share = per_try.min(*budget);
-                *budget -= share;
-                let got = search(&seed, &levels, &guide, chosen, self.side, want, &mut share, &mut self.rng);
-                *budget += share;
-                found.extend(got.into_iter().map(|r| (anchor.clone(), r)));
-                if !found.is_empty() || *budget == 0 {
-                    break 'seeds;
+        let mut found: Vec<(Anchor, Rerouted)> = Vec::new();
+        // Two passes, each with half the budget: the other pieces' moves only delayed, then
+        // moved either way.
+        for (pass, delay_only) in [true, false].into_iter().enumerate() {
+            let mut pass_budget = if pass == 0 { *budget / 2 } else { *budget };
+            *budget -= pass_budget;
+            let per_try = (pass_budget / 16).max(1);
+            'seeds: for (anchor, line) in &lines {
+                let levels =
+                    levels(&self.initial_view, &self.history, anchor.events, self.cfg.model, self.greedy_share);
+                let guide = Guide::new(&self.initial_view, &self.history, anchor.events, self.side);
+                let seed = Seed { anchor: &anchor.world, anchor_key: world_key(&anchor.world), line };
+                for choice in candidates(&seed, &levels, &target, self.side) {
+                    let choice = Choice { delay_only, ..choice };
+                    let mut share = per_try.min(pass_budget);
+                    pass_budget -= share;
+                    let got = search(&seed, &levels, &guide, choice, self.side, want, &mut share, &mut self.rng);
+                    pass_budget += share;
+                    found.extend(got.into_iter().map(|r| (anchor.clone(), r)));
+                    if !found.is_empty() || pass_budget == 0 {
+                        break 'seeds;
+                    }
                 }
+            }
+            *budget += pass_budget;
+            if !found.is_empty() {
+                break;
             }
         }
         let mut builder = WorldBuilder::new();
