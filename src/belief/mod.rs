@@ -512,7 +512,8 @@ impl Belief {
 
     /// No world survived the newest event: regenerate by a depth-first search from the recent
     /// checkpoints (newest first), then by a guided beam from the older ones (newest first),
-    /// each attempt getting half of its part of the budget left; else fall back.
+    /// each attempt getting half of its part of the budget left, then by rerouting the lines of
+    /// the worlds held before the event; else fall back.
     fn recover(&mut self, seeds: &WorldSet, report: &mut UpdateReport) {
         let recent = std::mem::take(&mut self.checkpoints);
         let deep = std::mem::take(&mut self.deep_checkpoints);
@@ -544,7 +545,7 @@ impl Belief {
         }
         (self.checkpoints, self.deep_checkpoints, self.exact_checkpoint) = (recent, deep, exact);
         if self.set.is_empty() && anchored {
-            let mut reroute_budget = self.cfg.regen_budget / 4;
+            let mut reroute_budget = self.cfg.regen_budget;
             self.set = self.reroute(seeds, want, &mut reroute_budget);
         }
         if self.set.is_empty() {

@@ -41,144 +41,37 @@ struct Seed<'a> {
     line: &'a [Move],
 }
 
-/// The line's opponent moves, piece by piece: the moves each piece not chosen made, in order,
-/// which the search may replay at other plies than the line did.
-struct Skeleton {
-    /// For each piece of the line (an anchor square, or a dropped piece), its moves in order,
-    /// each with the level the line made it at.
-    queues: Vec<Vec<(Move, usize)>>,
-    /// For each level: `Some(the piece the line moved there and its move)` for opponent plies
-    /// that move a piece not chosen.
-    slots: Vec<Option<(usize, Move)>>,
-    /// For each level: the line's move there, for opponent plies.
-    line: Vec<Option<Move>>,
+/// The seed's line piece by piece: which of the opponent's pieces made each of its moves.
+/// Pieces are numbered: those of the anchor world first, then each dropped one.
+struct Lineup {
+    /// For each level: the line's move there and the piece that made it (opponent plies).
+    moves: Vec<Option<(Move, Option<usize>)>>,
+    /// For each piece: its square in the anchor world (none for a dropped piece).
+    home: Vec<Option<Square>>,
+    /// For each piece: every square it stood on along the line.
+    visited: Vec<Bitboard>,
+    /// The world at the end of the line.
+    end: Position,
+    /// Which piece stands on each square at the end of the line.
+    owner: [Option<usize>; 64],
 }
 
-/// What to reroute, in the order to try it: the pieces (anchor squares) the latest view
-/// disagrees with on their own, in pairs, in pairs with a third piece, with one other piece; in
-/// Crazyhouse then free drops over the latest levels.
-fn candidates(seed: &Seed, levels: &[Level], target_view: &View, side: Color) -> Vec<Choice> {
-    let enemy = side.opponent();
-    // Follow every enemy piece of the anchor along the line: origin[square] = anchor square.
-    let mut origin: [Option<Square>; 64] = [None; 64];
-    for sq in seed.anchor.by_color(enemy) {
-        origin[sq.index()] = Some(sq);
-    }
-    let mut pos = seed.anchor.clone();
-    let mut line = seed.line.iter();
-    for level in levels {
-        let before = pos.by_color(enemy);
-        match level {
-            Level::Own(mv, _) => {
-                if goes_on(&pos) && pos.moves().contains(mv) {
-                    pos.play_unchecked(*mv);
-                }
-            }
-            Level::Opponent(_) => {
-                let Some(&m) = line.next() else { break };
-                pos.play_unchecked(m);
-            }
-            Level::Bounce(_) => {}
-        }
-        let after = pos.by_color(enemy);
-        let (gone, came) = (before & !after, after & !before);
-        let moved: Vec<Option<Square>> = gone.into_iter().map(|sq| origin[sq.index()]).collect();
-        for sq in gone {
-            origin[sq.index()] = None;
-        }
-        // A drop brings a piece of no anchor square; a castling moves two (paired in order).
-        for (sq, from) in came.into_iter().zip(moved.into_iter().chain(std::iter::repeat(None))) {
-            origin[sq.index()] = from;
-        }
-    }
-    // The pieces the target view disagrees with, and those of a role it shows where the world
-    // (at the end of the line) has none.
-    let mut wanted: Vec<Square> = Vec::new();
-    let mut push = |o: Option<Square>| {
-        if let Some(o) = o.filter(|o| !wanted.contains(o)) {
-            wanted.push(o);
-        }
-    };
-    for sq in pos.by_color(enemy) {
-        let differs = match target_view.square(sq) {
-            SquareView::Fog => false,
-            SquareView::Piece(p, _) => pos.piece_at(sq) != Some(p),
-            _ => true,
-        };
-        if differs {
-            push(origin[sq.index()]);
-        }
-    }
-    for sq in (0..64u8).map(Square::new_unchecked) {
-        if let SquareView::Piece(p, _) = target_view.square(sq) {
-            if p.color == enemy && pos.piece_at(sq) != Some(p) {
-                for from in pos.by_color(enemy) {
-                    if pos.piece_at(from) == Some(p) {
-                        push(origin[from.index()]);
-                    }
-                }
-            }
-        }
-    }
-    // One piece, two, two with a third that lends its plies, one with another; then drops.
-    let others: Vec<Square> = seed.anchor.by_color(enemy).into_iter().filter(|b| !wanted.contains(b)).collect();
-    let one = |a: Square| Bitboard::from_square(a);
-    let mut sets: Vec<Bitboard> = wanted.iter().map(|&a| one(a)).collect();
-    for (i, &a) in wanted.iter().enumerate() {
-        for &b in &wanted[i + 1..] {
-            sets.push(one(a).with(b));
-            sets.extend(others.iter().map(|&c| one(a).with(b).with(c)));
-        }
-    }
-    for &a in &wanted {
-        sets.extend(others.iter().map(|&b| one(a).with(b)));
-    }
-    let mut choices: Vec<Choice> =
-        sets.into_iter().map(|pieces| Choice { pieces, drops: false, from_level: 0, delay_only: false }).collect();
-    if seed.anchor.variant().has_hands() {
-        // Drops from the hand, alone and with each piece the view disagrees with, in the
-        // latest levels only (a hand drops anywhere in the fog: too many lines to go far back).
-        for window in [8, 12, 16, 20, 24] {
-            let from_level = levels.len().saturating_sub(window);
-            for pieces in std::iter::once(Bitboard::EMPTY).chain(wanted.iter().map(|&a| one(a))) {
-                choices.push(Choice { pieces, drops: true, from_level, delay_only: false });
-            }
-        }
-    }
-    choices
-}
-
-/// The pieces whose paths may change (anchor squares), and whether the hand may drop freely.
-#[derive(Clone, Copy, Debug)]
-struct Choice {
-    pieces: Bitboard,
-    drops: bool,
-    /// Levels before this one replay the line as it is.
-    from_level: usize,
-    /// The other pieces' moves may come later than the line made them, not earlier.
-    delay_only: bool,
-}
-
-impl Skeleton {
-    /// Replays the line from the anchor, sorting its moves by the piece that made them (the
-    /// pieces of `chosen` left out: they move freely).
-    fn new(seed: &Seed, levels: &[Level], chosen: Bitboard, enemy: Color) -> Skeleton {
+impl Lineup {
+    /// Replays the seed's line through `levels`, following every piece of `enemy`.
+    fn new(seed: &Seed, levels: &[Level], enemy: Color) -> Lineup {
         let mut pos = seed.anchor.clone();
-        // owner[square] = the piece standing there (index into `queues`).
         let mut owner: [Option<usize>; 64] = [None; 64];
-        let mut queues: Vec<Vec<(Move, usize)>> = Vec::new();
-        for sq in seed.anchor.by_color(enemy) {
-            owner[sq.index()] = Some(queues.len());
-            queues.push(Vec::new());
+        let (mut home, mut visited) = (Vec::new(), Vec::new());
+        for sq in pos.by_color(enemy) {
+            owner[sq.index()] = Some(home.len());
+            home.push(Some(sq));
+            visited.push(Bitboard::from_square(sq));
         }
-        let mut pieces = chosen;
         let mut line = seed.line.iter();
-        let mut slots = Vec::with_capacity(levels.len());
-        let mut line_moves = Vec::with_capacity(levels.len());
+        let mut moves = Vec::with_capacity(levels.len());
         for level in levels {
-            let mut line_move = None;
             let before = pos.by_color(enemy);
-            let mut slot = None;
+            let mut entry = None;
             match level {
                 Level::Own(mv, _) => {
                     if goes_on(&pos) && pos.moves().contains(mv) {
@@ -187,43 +80,161 @@ impl Skeleton {
                 }
                 Level::Opponent(_) => {
                     if let Some(&m) = line.next() {
-                        line_move = Some(m);
-                        let piece = if m.is_drop() {
-                            queues.push(Vec::new());
-                            Some(queues.len() - 1)
+                        let mover = if m.is_drop() {
+                            home.push(None);
+                            visited.push(Bitboard::EMPTY);
+                            Some(home.len() - 1)
                         } else {
                             owner[m.from.index()]
                         };
                         pos.play_unchecked(m);
-                        if let Some(i) = piece.filter(|_| !pieces.contains(m.from) || m.is_drop()) {
-                            queues[i].push((m, slots.len()));
-                            slot = Some((i, m));
-                        }
-                        let after = pos.by_color(enemy);
-                        let (gone, came) = (before & !after, after & !before);
-                        let movers: Vec<Option<usize>> = gone.into_iter().map(|sq| owner[sq.index()]).collect();
-                        for sq in gone {
-                            owner[sq.index()] = None;
-                        }
-                        let movers = if m.is_drop() { vec![piece] } else { movers };
-                        for (sq, who) in came.into_iter().zip(movers.into_iter().chain(std::iter::repeat(None))) {
-                            owner[sq.index()] = who;
-                        }
+                        entry = Some((m, mover));
                     }
                 }
                 Level::Bounce(_) => {}
             }
             let after = pos.by_color(enemy);
-            for sq in before & !after {
-                if !matches!(level, Level::Opponent(_)) {
-                    owner[sq.index()] = None;
+            let (gone, came) = (before & !after, after & !before);
+            let movers: Vec<Option<usize>> = match entry {
+                Some((m, mover)) if m.is_drop() => vec![mover],
+                _ => gone.into_iter().map(|sq| owner[sq.index()]).collect(),
+            };
+            for sq in gone {
+                owner[sq.index()] = None;
+            }
+            // Squares in reverse order pair a castling king and rook with their new squares.
+            let came: Vec<Square> = came.into_iter().collect();
+            for (&sq, who) in came.iter().rev().zip(movers) {
+                owner[sq.index()] = who;
+                if let Some(w) = who {
+                    visited[w] = visited[w].with(sq);
                 }
             }
-            pieces = moved_pieces(pieces, before, after);
-            slots.push(slot);
-            line_moves.push(line_move);
+            moves.push(entry);
         }
-        Skeleton { queues, slots, line: line_moves }
+        Lineup { moves, home, visited, end: pos, owner }
+    }
+
+    /// The pieces the latest events disagree with: those on squares the view shows otherwise,
+    /// those of a role it shows where the end of the line has none, and those that stood on a
+    /// square where a drop bounced since the opponent's last ply and no longer stand there.
+    fn disagreeing(&self, levels: &[Level], target_view: &View, enemy: Color) -> Vec<usize> {
+        let mut wanted: Vec<usize> = Vec::new();
+        let mut push = |who: Option<usize>| {
+            if let Some(w) = who.filter(|w| !wanted.contains(w)) {
+                wanted.push(w);
+            }
+        };
+        let end = &self.end;
+        for sq in end.by_color(enemy) {
+            let differs = match target_view.square(sq) {
+                SquareView::Fog => false,
+                SquareView::Piece(p, _) => end.piece_at(sq) != Some(p),
+                _ => true,
+            };
+            if differs {
+                push(self.owner[sq.index()]);
+            }
+        }
+        for sq in (0..64u8).map(Square::new_unchecked) {
+            if let SquareView::Piece(p, _) = target_view.square(sq) {
+                if p.color == enemy && end.piece_at(sq) != Some(p) {
+                    for from in end.by_color(enemy).into_iter().filter(|&f| end.piece_at(f) == Some(p)) {
+                        push(self.owner[from.index()]);
+                    }
+                }
+            }
+        }
+        let since_opponent = levels.iter().rev().take_while(|l| !matches!(l, Level::Opponent(_)));
+        for level in since_opponent {
+            if let Level::Bounce(sq) = level {
+                if !end.by_color(enemy).contains(*sq) {
+                    (0..self.home.len()).filter(|&w| self.visited[w].contains(*sq)).for_each(|w| push(Some(w)));
+                }
+            }
+        }
+        wanted
+    }
+}
+
+/// What to reroute, in the order to try it: the pieces the latest events disagree with on their
+/// own, in pairs, in pairs with a third piece that moved in the line, with one other piece that
+/// moved; in Crazyhouse then free drops over the latest levels, alone and with each of those
+/// pieces.
+fn candidates(lineup: &Lineup, levels: &[Level], target_view: &View, enemy: Color) -> Vec<Choice> {
+    let wanted = lineup.disagreeing(levels, target_view, enemy);
+    let moved: Vec<usize> = lineup.moves.iter().flatten().filter_map(|&(_, who)| who).collect();
+    let others: Vec<usize> = (0..lineup.home.len()).filter(|w| moved.contains(w) && !wanted.contains(w)).collect();
+    let mut sets: Vec<Vec<usize>> = wanted.iter().map(|&a| vec![a]).collect();
+    for (i, &a) in wanted.iter().enumerate() {
+        for &b in &wanted[i + 1..] {
+            sets.push(vec![a, b]);
+            sets.extend(others.iter().map(|&c| vec![a, b, c]));
+        }
+    }
+    for &a in &wanted {
+        sets.extend(others.iter().map(|&b| vec![a, b]));
+    }
+    let mut choices: Vec<Choice> =
+        sets.into_iter().map(|pieces| Choice { pieces, drops: false, from_level: 0, delay_only: false }).collect();
+    if lineup.end.variant().has_hands() {
+        // A hand drops anywhere in the fog: too many lines to go far back.
+        for window in [8, 12, 16, 20, 24] {
+            let from_level = levels.len().saturating_sub(window);
+            for pieces in std::iter::once(vec![]).chain(wanted.iter().map(|&a| vec![a])) {
+                choices.push(Choice { pieces, drops: true, from_level, delay_only: false });
+            }
+        }
+    }
+    choices
+}
+
+/// What one search may change.
+#[derive(Clone, Debug)]
+struct Choice {
+    /// The pieces (numbered as in [`Lineup`]) that move freely once on the board.
+    pieces: Vec<usize>,
+    /// The hand may drop freely (the dropped pieces then move freely).
+    drops: bool,
+    /// Levels before this one replay the line as it is.
+    from_level: usize,
+    /// The other pieces' moves may come later than the line made them, not earlier.
+    delay_only: bool,
+}
+
+/// The line's moves for one [`Choice`]: those of each piece not chosen (and the drops of chosen
+/// ones), which the search may replay at other plies than the line did.
+struct Skeleton {
+    /// For each piece, the moves it must make in order, each with the level the line made it at.
+    queues: Vec<Vec<(Move, usize)>>,
+    /// For each piece, true if it is chosen.
+    chosen: Vec<bool>,
+    /// For each level: the line's move there, for opponent plies.
+    line: Vec<Option<Move>>,
+}
+
+impl Skeleton {
+    /// The queues of `lineup` with the moves of the pieces of `choice` left out (but their drops).
+    fn new(lineup: &Lineup, choice: &Choice) -> Skeleton {
+        let chosen: Vec<bool> = (0..lineup.home.len()).map(|w| choice.pieces.contains(&w)).collect();
+        let mut queues = vec![Vec::new(); lineup.home.len()];
+        for (level, entry) in lineup.moves.iter().enumerate() {
+            if let Some((m, Some(w))) = *entry {
+                if !chosen[w] || m.is_drop() {
+                    queues[w].push((m, level));
+                }
+            }
+        }
+        let line = lineup.moves.iter().map(|e| e.map(|(m, _)| m)).collect();
+        Skeleton { queues, chosen, line }
+    }
+
+    /// The squares of the chosen pieces in the anchor world.
+    fn chosen_at_home(&self, lineup: &Lineup) -> Bitboard {
+        (0..self.chosen.len())
+            .filter(|&w| self.chosen[w])
+            .filter_map(|w| lineup.home[w])
+            .fold(Bitboard::EMPTY, Bitboard::with)
     }
 }
 
@@ -252,30 +263,30 @@ struct Frame {
 /// A successor: world, key, the chosen pieces' squares, progress, and the opponent's move.
 type Kid = (Position, u64, Bitboard, Vec<u8>, Option<Move>);
 
-/// Searches from `seed` for up to `want` worlds at the end of `levels` whose lines differ from
-/// the seed's only in the moves of the pieces of `chosen` (anchor squares), spending at most
+/// Searches from `seed` (its line followed piece by piece in `lineup`) for up to `want` worlds
+/// at the end of `levels` whose lines differ from the seed's as `choice` allows, spending at most
 /// `budget` moves looked at.
 #[allow(clippy::too_many_arguments)]
 fn search(
     seed: &Seed,
+    lineup: &Lineup,
     levels: &[Level],
     guide: &Guide,
-    choice: Choice,
+    choice: &Choice,
     side: Color,
     want: usize,
     budget: &mut usize,
     rng: &mut impl Rng,
 ) -> Vec<Rerouted> {
     let enemy = side.opponent();
-    let chosen = choice.pieces;
-    let skeleton = Skeleton::new(seed, levels, chosen, enemy);
+    let skeleton = Skeleton::new(lineup, choice);
     let mut found = Vec::new();
     let mut distinct = WorldBuilder::new();
     let mut seen: HashSet<(usize, u64)> = HashSet::new();
     let mut stack = vec![Frame {
         world: seed.anchor.clone(),
         key: seed.anchor_key,
-        pieces: chosen,
+        pieces: skeleton.chosen_at_home(lineup),
         progress: vec![0; skeleton.queues.len()],
         mv: None,
         kids: None,
@@ -321,7 +332,7 @@ fn search(
 fn successors(
     level: &Level,
     skeleton: &Skeleton,
-    choice: Choice,
+    choice: &Choice,
     depth: usize,
     at: &Frame,
     side: Color,
@@ -350,12 +361,12 @@ fn successors(
         Level::Opponent(step) => {
             let mut sink = Collect::default();
             *budget = budget.saturating_sub(step.children(world, key, &mut sink, rng).moves);
-            let line_move = skeleton.slots[depth];
+            let line_move = skeleton.line[depth];
             let mut kids: Vec<(i32, f64, Kid)> = sink
                 .0
                 .into_iter()
                 .filter_map(|(w, k, m, p)| {
-                    if depth < choice.from_level && skeleton.line[depth] != Some(m) {
+                    if depth < choice.from_level && line_move != Some(m) {
                         return None;
                     }
                     let mut progress = at.progress.clone();
@@ -363,22 +374,23 @@ fn successors(
                     if m.is_drop() && choice.drops {
                         pieces = pieces.with(m.to);
                     } else if m.is_drop() || !at.pieces.contains(m.from) {
-                        // Some piece's next move in the line, at this ply or another.
-                        // A piece's next move at its own level or later (when a rerouted piece
-                        // took that ply), never earlier.
-                        let i = (0..progress.len()).find(|&i| {
-                            skeleton.queues[i]
-                                .get(usize::from(progress[i]))
-                                .is_some_and(|&(q, l)| q == m && (l <= depth || !choice.delay_only))
-                        });
+                        // Some piece's next move in the line: at its own level or later (when
+                        // a rerouted piece took that ply), or in the second pass also earlier.
+                        let next = |i: usize| skeleton.queues[i].get(usize::from(progress[i])).copied();
+                        let i = (0..progress.len())
+                            .find(|&i| next(i).is_some_and(|(q, l)| q == m && (l <= depth || !choice.delay_only)));
                         match i {
-                            Some(i) => progress[i] += 1,
+                            Some(i) => {
+                                progress[i] += 1;
+                                if m.is_drop() && skeleton.chosen[i] {
+                                    pieces = pieces.with(m.to);
+                                }
+                            }
                             None if depth < choice.from_level => {}
                             None => return None,
                         }
                     }
-                    let own = line_move.is_some_and(|(_, lm)| lm == m);
-                    let score = if own { i32::MAX } else { guide.score(world, m) };
+                    let score = if line_move == Some(m) { i32::MAX } else { guide.score(world, m) };
                     let order = rng.gen::<f64>().max(f64::MIN_POSITIVE).ln() / p.max(1e-12);
                     Some((score, order, (pieces, w, k, progress, Some(m))))
                 })
@@ -414,11 +426,13 @@ impl Belief {
                     levels(&self.initial_view, &self.history, anchor.events, self.cfg.model, self.greedy_share);
                 let guide = Guide::new(&self.initial_view, &self.history, anchor.events, self.side);
                 let seed = Seed { anchor: &anchor.world, anchor_key: world_key(&anchor.world), line };
-                for choice in candidates(&seed, &levels, &target, self.side) {
+                let lineup = Lineup::new(&seed, &levels, self.side.opponent());
+                for choice in candidates(&lineup, &levels, &target, self.side.opponent()) {
                     let choice = Choice { delay_only, ..choice };
                     let mut share = per_try.min(pass_budget);
                     pass_budget -= share;
-                    let got = search(&seed, &levels, &guide, choice, self.side, want, &mut share, &mut self.rng);
+                    let got =
+                        search(&seed, &lineup, &levels, &guide, &choice, self.side, want, &mut share, &mut self.rng);
                     pass_budget += share;
                     found.extend(got.into_iter().map(|r| (anchor.clone(), r)));
                     if !found.is_empty() || pass_budget == 0 {
