@@ -92,7 +92,8 @@ pub struct BeliefConfig {
     /// draws that many of its consistent children at random.
     pub max_children: usize,
     /// Most moves a regeneration may look at before it gives up (half of it for each try to get
-    /// back onto the history after a fallback). Regenerations are rare (about one game in 50 of
+    /// back onto the history after a fallback, as much again for the rerouting tried last before
+    /// a fallback). Regenerations are rare (about one game in 50 of
     /// random play) and the default lets one take a few seconds: of 8 games that fell back with
     /// 20 million, 5 did not with 100 million; of the 8 that still fell back so, 6 did not with
     /// 200 million and replays as wide as the children allow (dark-chess and dark-crazyhouse).
