@@ -2,10 +2,10 @@
 //! the newest event (a seed), with its line of opponent moves from its anchor, is given other
 //! paths for a few of the opponent's pieces: the chosen pieces may make any move the
 //! observations allow at any ply, and the other pieces make the moves the line gave them, in
-//! the same order, at the line's ply or later (a first pass) or at any ply (a second), or not
-//! at all. The pieces are chosen from what the latest
-//! view shows differently from the seed: the seed's pieces where the view shows something else,
-//! and the pieces of a role the view shows where the seed has none. In Crazyhouse the hand may
+//! the same order, at the line's ply or later (a first pass) or at any ply (a second), or not at
+//! all. The pieces are chosen from what the newest events disagree with: the seed's pieces where
+//! the latest view shows something else, the pieces of a role it shows where the seed has none,
+//! and the pieces that stood where a drop has just bounced but left. In Crazyhouse the hand may
 //! also drop freely over the latest levels.
 //!
 //! The regeneration searches branch on every move of every hidden ply, so they cannot reach far
