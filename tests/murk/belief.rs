@@ -597,11 +597,12 @@ fn a_lost_belief_gets_back_onto_the_whole_history_once_it_can() {
     assert!(by_replay >= 3, "only {by_replay} got back by replaying from the checkpoints");
 }
 
-fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: usize) -> eval::EvalStats {
-    let args = BeliefEvalArgs {
+/// `belief-eval`'s default settings for `games` games from seed `seed`, every world replayed.
+fn eval_args(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: usize, seed: u64) -> BeliefEvalArgs {
+    BeliefEvalArgs {
         variant,
         games,
-        seed: 1,
+        seed,
         white,
         black,
         max_plies: 300,
@@ -612,7 +613,11 @@ fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games:
         model: None,
         truncate: None,
         check: 4,
-    };
+    }
+}
+
+fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: usize) -> eval::EvalStats {
+    let args = eval_args(variant, white, black, games, 1);
     let mut out = Vec::new();
     let stats = eval::run(&args, &mut out).expect("belief-eval runs");
     let text = String::from_utf8(out).unwrap();
@@ -660,21 +665,7 @@ fn a_small_belief_eval_run_beats_the_baseline_and_hands_out_consistent_worlds() 
 /// finds consistent worlds, so the belief never falls back (it did before rerouting).
 #[test]
 fn rerouting_a_remembered_line_saves_a_belief_every_regeneration_loses() {
-    let args = BeliefEvalArgs {
-        variant: Variant::DarkChess,
-        games: 1,
-        seed: 479,
-        white: SimplePlayer::Random,
-        black: SimplePlayer::Random,
-        max_plies: 300,
-        hash: None,
-        max_worlds: None,
-        max_children: None,
-        regen_budget: None,
-        model: None,
-        truncate: None,
-        check: 4,
-    };
+    let args = eval_args(Variant::DarkChess, SimplePlayer::Random, SimplePlayer::Random, 1, 479);
     let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
     assert!(stats.regenerated > 0, "the game's beliefs never ran dry");
     assert_eq!(stats.lost, 0, "fell back");
