@@ -55,10 +55,10 @@ pub(super) fn levels<'a>(
 
 /// A world found by the search: which root it came from and the opponent moves since.
 pub(super) struct Found {
-    world: Position,
-    key: u64,
-    root: usize,
-    moves: Vec<Move>,
+    pub(super) world: Position,
+    pub(super) key: u64,
+    pub(super) root: usize,
+    pub(super) moves: Vec<Move>,
 }
 
 struct Frame {
@@ -244,7 +244,7 @@ impl Belief {
     }
 
     /// Turns search results into a uniformly weighted set, extending the roots' lineages.
-    fn collect_found(&mut self, found: Vec<Found>, root_nodes: &[u32]) -> WorldSet {
+    pub(super) fn collect_found(&mut self, found: Vec<Found>, root_nodes: &[u32]) -> WorldSet {
         let mut builder = WorldBuilder::new();
         for f in found {
             let lineage = &mut self.lineage;

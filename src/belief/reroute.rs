@@ -17,7 +17,7 @@
 
 use super::keys::world_key;
 use super::lineage::Anchor;
-use super::regen::{levels, Guide, Level};
+use super::regen::{levels, Found, Guide, Level};
 use super::step::{goes_on, own_child, Collect};
 use super::worlds::{WorldBuilder, WorldSet, NO_NODE};
 use super::{last_view, Belief};
@@ -26,13 +26,6 @@ use crate::rules::Position;
 use crate::view::{SquareView, View};
 use rand::Rng;
 use std::collections::HashSet;
-
-/// A world the rerouting found, with the opponent moves from the seed's anchor.
-struct Rerouted {
-    world: Position,
-    key: u64,
-    moves: Vec<Move>,
-}
 
 /// One seed: the world its line starts from (its anchor) with its key, and the line.
 struct Seed<'a> {
@@ -209,8 +202,6 @@ struct Skeleton {
     queues: Vec<Vec<(Move, usize)>>,
     /// For each piece, true if it is chosen.
     chosen: Vec<bool>,
-    /// For each level: the line's move there, for opponent plies.
-    line: Vec<Option<Move>>,
 }
 
 impl Skeleton {
@@ -225,8 +216,7 @@ impl Skeleton {
                 }
             }
         }
-        let line = lineup.moves.iter().map(|e| e.map(|(m, _)| m)).collect();
-        Skeleton { queues, chosen, line }
+        Skeleton { queues, chosen }
     }
 
     /// The squares of the chosen pieces in the anchor world.
@@ -277,7 +267,7 @@ fn search(
     want: usize,
     budget: &mut usize,
     rng: &mut impl Rng,
-) -> Vec<Rerouted> {
+) -> Vec<Found> {
     let enemy = side.opponent();
     let skeleton = Skeleton::new(lineup, choice);
     let mut found = Vec::new();
@@ -300,14 +290,15 @@ fn search(
             let top = &stack[depth];
             if distinct.add(top.key, top.world.clone(), 1.0, || NO_NODE) {
                 let moves = stack.iter().filter_map(|f| f.mv).collect();
-                found.push(Rerouted { world: top.world.clone(), key: top.key, moves });
+                found.push(Found { world: top.world.clone(), key: top.key, root: 0, moves });
             }
             stack.pop();
             continue;
         }
         let top = &mut stack[depth];
         if top.kids.is_none() {
-            let kids = successors(&levels[depth], &skeleton, choice, depth, top, side, enemy, guide, budget, rng);
+            let kids =
+                successors(&levels[depth], lineup, &skeleton, choice, depth, top, side, enemy, guide, budget, rng);
             let kids = kids
                 .into_iter()
                 .filter(|(w, k, p, _, _)| guide.may_reach(depth, w) && seen.insert((depth + 1, *k ^ p.0)))
@@ -331,6 +322,7 @@ fn search(
 #[allow(clippy::too_many_arguments)]
 fn successors(
     level: &Level,
+    lineup: &Lineup,
     skeleton: &Skeleton,
     choice: &Choice,
     depth: usize,
@@ -361,7 +353,7 @@ fn successors(
         Level::Opponent(step) => {
             let mut sink = Collect::default();
             *budget = budget.saturating_sub(step.children(world, key, &mut sink, rng).moves);
-            let line_move = skeleton.line[depth];
+            let line_move = lineup.moves[depth].map(|(m, _)| m);
             let mut kids: Vec<(i32, f64, Kid)> = sink
                 .0
                 .into_iter()
@@ -414,7 +406,8 @@ impl Belief {
         let target = last_view(&self.initial_view, &self.history).clone();
         let lines: Vec<(Anchor, Vec<Move>)> =
             seeds.nodes().iter().map(|&n| lineage.path(n)).map(|(a, moves)| (a.clone(), moves)).collect();
-        let mut found: Vec<(Anchor, Rerouted)> = Vec::new();
+        let mut found: Vec<Found> = Vec::new();
+        let mut found_from: Option<&Anchor> = None;
         // Two passes, each with half the budget: the other pieces' moves only delayed, then
         // moved either way.
         for (pass, delay_only) in [true, false].into_iter().enumerate() {
@@ -434,28 +427,22 @@ impl Belief {
                     let got =
                         search(&seed, &lineup, &levels, &guide, &choice, self.side, want, &mut share, &mut self.rng);
                     pass_budget += share;
-                    found.extend(got.into_iter().map(|r| (anchor.clone(), r)));
-                    if !found.is_empty() || pass_budget == 0 {
+                    if !got.is_empty() {
+                        (found, found_from) = (got, Some(anchor));
+                    }
+                    if found_from.is_some() || pass_budget == 0 {
                         break 'seeds;
                     }
                 }
             }
             *budget += pass_budget;
-            if !found.is_empty() {
+            if found_from.is_some() {
                 break;
             }
         }
-        let mut builder = WorldBuilder::new();
-        for (anchor, r) in found {
-            let lineage = &mut self.lineage;
-            builder.add(r.key, r.world, 1.0, || {
-                lineage
-                    .as_mut()
-                    .map_or(NO_NODE, |l| r.moves.iter().fold(l.anchor(anchor.clone()), |n, &mv| l.step(n, mv)))
-            });
-        }
-        let mut set = builder.finish();
-        set.normalize();
-        set
+        // The worlds found all come from one seed: their lines start from its anchor.
+        let Some(anchor) = found_from.cloned() else { return WorldSet::default() };
+        let root = self.lineage.as_mut().map_or(NO_NODE, |l| l.anchor(anchor));
+        self.collect_found(found, &[root])
     }
 }
