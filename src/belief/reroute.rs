@@ -6,7 +6,10 @@
 //! all. The pieces are chosen from what the newest events disagree with: the seed's pieces where
 //! the latest view shows something else, the pieces of a role it shows where the seed has none,
 //! and the pieces that stood where a drop has just bounced but left. In Crazyhouse the hand may
-//! also drop freely over the latest levels.
+//! also drop freely over the latest levels. Last, a few moves of any piece over the latest
+//! levels may break the line (edits; each frees the piece it moves): dark-crazyhouse g-g game
+//! 159 needed a pawn drop twenty plies early, another rook move, a knight dropped in place of a
+//! bishop and a second bishop, which no choice of pieces gives.
 //!
 //! The regeneration searches branch on every move of every hidden ply, so they cannot reach far
 //! back; this one keeps close to one line and so reaches back to its anchor (the start of the
@@ -25,7 +28,8 @@ use crate::core::{Bitboard, Color, Move, Square};
 use crate::rules::Position;
 use crate::view::{SquareView, View};
 use rand::Rng;
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 
 /// One seed: the world its line starts from (its anchor) with its key, and the line.
 struct Seed<'a> {
@@ -153,7 +157,7 @@ impl Lineup {
 /// What to reroute, in the order to try it: the pieces the latest events disagree with on their
 /// own, in pairs, in pairs with a third piece that moved in the line, with one other piece that
 /// moved; in Crazyhouse then free drops over the latest levels, alone and with each of those
-/// pieces.
+/// pieces; last the edit tries ([`EDIT_TRIES`]).
 fn candidates(lineup: &Lineup, levels: &[Level], target_view: &View, enemy: Color) -> Vec<Choice> {
     let wanted = lineup.disagreeing(levels, target_view, enemy);
     let moved: Vec<usize> = lineup.moves.iter().flatten().filter_map(|&(_, who)| who).collect();
@@ -168,19 +172,30 @@ fn candidates(lineup: &Lineup, levels: &[Level], target_view: &View, enemy: Colo
     for &a in &wanted {
         sets.extend(others.iter().map(|&b| vec![a, b]));
     }
-    let mut choices: Vec<Choice> =
-        sets.into_iter().map(|pieces| Choice { pieces, drops: false, from_level: 0, delay_only: false }).collect();
+    let mut choices: Vec<Choice> = sets
+        .into_iter()
+        .map(|pieces| Choice { pieces, drops: false, from_level: 0, delay_only: false, edits: 0 })
+        .collect();
     if lineup.end.variant().has_hands() {
         // A hand drops anywhere in the fog: too many lines to go far back.
         for window in [8, 12, 16, 20, 24] {
             let from_level = levels.len().saturating_sub(window);
             for pieces in std::iter::once(vec![]).chain(wanted.iter().map(|&a| vec![a])) {
-                choices.push(Choice { pieces, drops: true, from_level, delay_only: false });
+                choices.push(Choice { pieces, drops: true, from_level, delay_only: false, edits: 0 });
             }
         }
     }
+    // Then a few moves of any piece anywhere over the latest levels, each freeing its piece.
+    for (window, edits) in EDIT_TRIES {
+        let from_level = levels.len().saturating_sub(window);
+        choices.push(Choice { pieces: vec![], drops: false, from_level, delay_only: false, edits });
+    }
     choices
 }
+
+/// The edit tries, in order: how many of the latest levels may break the line, and how many of
+/// their moves may.
+const EDIT_TRIES: [(usize, u8); 4] = [(12, 2), (24, 3), (36, 4), (48, 5)];
 
 /// What one search may change.
 #[derive(Clone, Debug)]
@@ -193,6 +208,8 @@ struct Choice {
     from_level: usize,
     /// The other pieces' moves may come later than the line made them, not earlier.
     delay_only: bool,
+    /// How many moves from `from_level` on may break the line (each frees the piece it moves).
+    edits: u8,
 }
 
 /// The line's moves for one [`Choice`]: those of each piece not chosen (and the drops of chosen
@@ -239,19 +256,26 @@ fn moved_pieces(pieces: Bitboard, before: Bitboard, after: Bitboard) -> Bitboard
     }
 }
 
-/// A node of the search: the world after some levels and the followed pieces' squares.
-struct Frame {
+/// A node of the search: the world after some levels, the followed pieces' squares, how far
+/// each queue has got and how many edits are left.
+#[derive(Clone)]
+struct Node {
     world: Position,
     key: u64,
     pieces: Bitboard,
     /// How many of its moves each piece of the skeleton has made.
     progress: Vec<u8>,
+    /// How many more moves may break the line.
+    edits: u8,
+    /// The opponent's move that led here (none after an own move or a bounce).
     mv: Option<Move>,
-    kids: Option<Vec<Kid>>,
 }
 
-/// A successor: world, key, the chosen pieces' squares, progress, and the opponent's move.
-type Kid = (Position, u64, Bitboard, Vec<u8>, Option<Move>);
+/// A node on the search's stack, with the successors still to visit.
+struct Frame {
+    node: Node,
+    kids: Option<Vec<Node>>,
+}
 
 /// Searches from `seed` (its line followed piece by piece in `lineup`) for up to `want` worlds
 /// at the end of `levels` whose lines differ from the seed's as `choice` allows, spending at most
@@ -272,24 +296,26 @@ fn search(
     let skeleton = Skeleton::new(lineup, choice);
     let mut found = Vec::new();
     let mut distinct = WorldBuilder::new();
-    let mut seen: HashSet<(usize, u64)> = HashSet::new();
-    let mut stack = vec![Frame {
+    // The most edits left with which each (level, world and followed squares) was reached.
+    let mut seen: HashMap<(usize, u64), u8> = HashMap::new();
+    let root = Node {
         world: seed.anchor.clone(),
         key: seed.anchor_key,
         pieces: skeleton.chosen_at_home(lineup),
         progress: vec![0; skeleton.queues.len()],
+        edits: choice.edits,
         mv: None,
-        kids: None,
-    }];
+    };
+    let mut stack = vec![Frame { node: root, kids: None }];
     while !stack.is_empty() {
         if *budget == 0 || found.len() >= want {
             break;
         }
         let depth = stack.len() - 1;
         if depth == levels.len() {
-            let top = &stack[depth];
+            let top = &stack[depth].node;
             if distinct.add(top.key, top.world.clone(), 1.0, || NO_NODE) {
-                let moves = stack.iter().filter_map(|f| f.mv).collect();
+                let moves = stack.iter().filter_map(|f| f.node.mv).collect();
                 found.push(Found { world: top.world.clone(), key: top.key, root: 0, moves });
             }
             stack.pop();
@@ -298,17 +324,15 @@ fn search(
         let top = &mut stack[depth];
         if top.kids.is_none() {
             let kids =
-                successors(&levels[depth], lineup, &skeleton, choice, depth, top, side, enemy, guide, budget, rng);
+                successors(&levels[depth], lineup, &skeleton, choice, depth, &top.node, enemy, guide, budget, rng);
             let kids = kids
                 .into_iter()
-                .filter(|(w, k, p, _, _)| guide.may_reach(depth, w) && seen.insert((depth + 1, *k ^ p.0)))
+                .filter(|kid| guide.may_reach(depth, &kid.world) && first_visit(&mut seen, depth + 1, kid))
                 .collect();
             top.kids = Some(kids);
         }
         match top.kids.as_mut().and_then(Vec::pop) {
-            Some((world, key, pieces, progress, mv)) => {
-                stack.push(Frame { world, key, pieces, progress, mv, kids: None })
-            }
+            Some(node) => stack.push(Frame { node, kids: None }),
             None => {
                 stack.pop();
             }
@@ -317,7 +341,23 @@ fn search(
     found
 }
 
-/// The successors of the frame `at` at level `depth` (popped from the back: the line's own
+/// True (and noted in `seen`) unless `node` was reached at `depth` before with as many edits
+/// left or more: that visit searched all this one could.
+fn first_visit(seen: &mut HashMap<(usize, u64), u8>, depth: usize, node: &Node) -> bool {
+    match seen.entry((depth, node.key ^ node.pieces.0)) {
+        Entry::Occupied(mut e) if *e.get() < node.edits => {
+            e.insert(node.edits);
+            true
+        }
+        Entry::Occupied(_) => false,
+        Entry::Vacant(e) => {
+            e.insert(node.edits);
+            true
+        }
+    }
+}
+
+/// The successors of the node `at` at level `depth` (popped from the back: the line's own
 /// move last, then the moves nearest the latest view).
 #[allow(clippy::too_many_arguments)]
 fn successors(
@@ -326,13 +366,12 @@ fn successors(
     skeleton: &Skeleton,
     choice: &Choice,
     depth: usize,
-    at: &Frame,
-    side: Color,
+    at: &Node,
     enemy: Color,
     guide: &Guide,
     budget: &mut usize,
     rng: &mut impl Rng,
-) -> Vec<Kid> {
+) -> Vec<Node> {
     *budget = budget.saturating_sub(1);
     let (world, key) = (&at.world, at.key);
     if !goes_on(world) {
@@ -340,34 +379,43 @@ fn successors(
     }
     let before = world.by_color(enemy);
     let follow = |w: &Position| moved_pieces(at.pieces, before, w.by_color(enemy));
+    let next = |world: Position, key: u64, pieces: Bitboard, mv: Option<Move>| Node {
+        world,
+        key,
+        pieces,
+        progress: at.progress.clone(),
+        edits: at.edits,
+        mv,
+    };
     match level {
-        Level::Own(mv, obs) => own_child(world, key, side, *mv, obs)
-            .map(|(w, k)| (follow(&w), w, k))
-            .map(|(p, w, k)| (w, k, p, at.progress.clone(), None))
+        Level::Own(mv, obs) => own_child(world, key, enemy.opponent(), *mv, obs)
+            .map(|(w, k)| next(w.clone(), k, follow(&w), None))
             .into_iter()
             .collect(),
         Level::Bounce(sq) => {
             let held = world.by_color(enemy).contains(*sq);
-            held.then(|| (world.clone(), key, at.pieces, at.progress.clone(), None)).into_iter().collect()
+            held.then(|| next(world.clone(), key, at.pieces, None)).into_iter().collect()
         }
         Level::Opponent(step) => {
             let mut sink = Collect::default();
             *budget = budget.saturating_sub(step.children(world, key, &mut sink, rng).moves);
             let line_move = lineup.moves[depth].map(|(m, _)| m);
-            let mut kids: Vec<(i32, f64, Kid)> = sink
+            let mut kids: Vec<(i32, f64, Node)> = sink
                 .0
                 .into_iter()
                 .filter_map(|(w, k, m, p)| {
                     if depth < choice.from_level && line_move != Some(m) {
                         return None;
                     }
-                    let mut progress = at.progress.clone();
-                    let mut pieces = follow(&w);
+                    let mut node = next(w, k, Bitboard::EMPTY, Some(m));
+                    node.pieces = follow(&node.world);
                     if m.is_drop() && choice.drops {
-                        pieces = pieces.with(m.to);
+                        node.pieces = node.pieces.with(m.to);
                     } else if m.is_drop() || !at.pieces.contains(m.from) {
                         // Some piece's next move in the line: at its own level or later (when
-                        // a rerouted piece took that ply), or in the second pass also earlier.
+                        // a rerouted piece took that ply), or in the second pass also earlier;
+                        // else an edit, which frees the piece it moves.
+                        let progress = &mut node.progress;
                         let next = |i: usize| skeleton.queues[i].get(usize::from(progress[i])).copied();
                         let i = (0..progress.len())
                             .find(|&i| next(i).is_some_and(|(q, l)| q == m && (l <= depth || !choice.delay_only)));
@@ -375,18 +423,21 @@ fn successors(
                             Some(i) => {
                                 progress[i] += 1;
                                 if m.is_drop() && skeleton.chosen[i] {
-                                    pieces = pieces.with(m.to);
+                                    node.pieces = node.pieces.with(m.to);
                                 }
                             }
                             None if depth < choice.from_level => {}
+                            None if node.edits > 0 => {
+                                node.edits -= 1;
+                                node.pieces = node.pieces.with(m.to);
+                            }
                             None => return None,
                         }
                     }
                     let score = if line_move == Some(m) { i32::MAX } else { guide.score(world, m) };
                     let order = rng.gen::<f64>().max(f64::MIN_POSITIVE).ln() / p.max(1e-12);
-                    Some((score, order, (pieces, w, k, progress, Some(m))))
+                    Some((score, order, node))
                 })
-                .map(|(score, order, (pieces, w, k, progress, m))| (score, order, (w, k, pieces, progress, m)))
                 .collect();
             kids.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
             kids.into_iter().map(|(_, _, kid)| kid).collect()

@@ -673,6 +673,22 @@ fn rerouting_a_remembered_line_saves_a_belief_every_regeneration_loses() {
     assert_eq!(stats.rule_misses, 0);
 }
 
+/// Dark-crazyhouse greedy-vs-greedy game 159: Black's belief runs dry at event 67, a drop that
+/// bounces on c8, where every held world's bishop had left; in the truth a knight dropped on a7
+/// took on c8 and stayed, a second bishop took on a6, and a pawn was dropped 20 plies earlier. No
+/// choice of pieces to reroute reaches that: it takes a few moves of any piece changed over the
+/// latest levels (edits), which the rerouting tries last, so the belief never falls back (it did
+/// before the edits).
+#[test]
+fn rerouting_with_edits_saves_a_crazyhouse_belief_no_choice_of_pieces_can() {
+    let args = eval_args(Variant::DarkCrazyhouse, SimplePlayer::Greedy, SimplePlayer::Greedy, 1, 159);
+    let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
+    assert!(stats.regenerated > 0, "the game's beliefs never ran dry");
+    assert_eq!(stats.lost, 0, "fell back");
+    assert_eq!(stats.consistent(), 1.0);
+    assert_eq!(stats.rule_misses, 0);
+}
+
 /// The 1,000-game measurement of the issue, per variant, random against random and greedy
 /// against greedy, checked against the issue's targets (all runs print before any failure):
 /// `cargo test --release --test murk belief_eval_thousand_games -- --ignored --nocapture`
