@@ -57,6 +57,9 @@ pub struct BeliefEvalArgs {
     /// Children each opponent update may generate (default: the engine's).
     #[arg(long)]
     pub max_children: Option<usize>,
+    /// Most work an opponent update may spend per child it may generate (default: the engine's).
+    #[arg(long)]
+    pub work_per_child: Option<u64>,
     /// Most moves a regeneration may look at before it falls back (default: the engine's).
     #[arg(long)]
     pub regen_budget: Option<usize>,
@@ -101,6 +104,9 @@ impl BeliefEvalArgs {
         }
         if let Some(n) = self.max_children {
             cfg.max_children = n;
+        }
+        if let Some(n) = self.work_per_child {
+            cfg.work_per_child = n;
         }
         if let Some(n) = self.regen_budget {
             cfg.regen_budget = n;

@@ -42,6 +42,7 @@ struct Chunk {
     origins: Vec<(u32, Move)>,
     cut: bool,
     likelihood: Likelihood,
+    work: u64,
 }
 
 /// The chance of the observation under a uniform and under a greedy mover, summed over the
@@ -112,6 +113,7 @@ fn expand_chunk(
         let mut sink = ChunkSink { chunk: &mut chunk, quota, weight, node: parents.nodes()[i] };
         let looked = step.children(&parents.worlds()[i], parents.keys()[i], &mut sink, &mut rng);
         chunk.cut |= looked.left_out;
+        chunk.work += looked.work();
         chunk.likelihood.uniform += weight * looked.uniform;
         chunk.likelihood.greedy += weight * looked.greedy;
     }
@@ -147,6 +149,7 @@ struct Rounds {
     made: usize,
     cut: bool,
     likelihood: Likelihood,
+    work: u64,
 }
 
 impl Rounds {
@@ -175,6 +178,7 @@ impl Rounds {
             self.likelihood.uniform += chunk.likelihood.uniform;
             self.likelihood.greedy += chunk.likelihood.greedy;
             self.made += chunk.builder.len();
+            self.work += chunk.work;
             self.offsets.push(self.origins.len() as u32);
             self.origins.extend(chunk.origins);
             self.builders.push(chunk.builder);
@@ -185,13 +189,15 @@ impl Rounds {
 /// The consistent children of the worlds of `parents` (weighted by parent weight times move
 /// chance), at most about `cap` distinct ones. At most `max_parents` of the heaviest parents are
 /// expanded first; while room is left, lighter ones follow, in rounds sized by the children per
-/// parent so far (an observation that refutes most children leaves room for many more parents).
-/// Lineage ids are extended in `lineage` if one is kept.
+/// parent so far (an observation that refutes most children leaves room for many more parents),
+/// and while their work in all ([`Looked::work`](super::step::Looked::work)) stays within
+/// `work_budget` (the first round always runs). Lineage ids are extended in `lineage` if one is kept.
 pub fn expand(
     step: &OpponentStep,
     parents: &WorldSet,
     max_parents: usize,
     cap: usize,
+    work_budget: u64,
     lineage: Option<&mut Lineage>,
     rng: &mut impl Rng,
 ) -> Expanded {
@@ -208,12 +214,15 @@ pub fn expand(
             expanded += indices.len();
             rounds.expand(step, parents, &indices, cap.saturating_sub(rounds.made), rng);
             let room = cap.saturating_sub(rounds.made);
-            if order.remaining() == 0 || room < cap / 16 {
+            let work_left = work_budget.saturating_sub(rounds.work);
+            if order.remaining() == 0 || room < cap / 16 || work_left < work_budget / 16 {
                 break;
             }
-            // Fill most of the room left at the rate seen so far.
+            // Fill most of the room left at the rate seen so far, as far as the work left allows.
             let per_parent = (rounds.made as f64 / expanded as f64).max(0.05);
-            batch = ((0.8 * room as f64 / per_parent) as usize).max(256);
+            let work_per_parent = rounds.work as f64 / expanded as f64;
+            let affordable = work_left as f64 / work_per_parent;
+            batch = ((0.8 * room as f64 / per_parent).min(affordable) as usize).max(256);
         }
         rounds.cut |= order.remaining() > 0;
     }

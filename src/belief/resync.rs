@@ -72,7 +72,7 @@ impl Belief {
                     let step =
                         OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share).reaching(lookahead.clone());
                     let mut expanded =
-                        expand::expand(&step, &set, usize::MAX, cap, self.lineage.as_mut(), &mut self.rng);
+                        expand::expand(&step, &set, usize::MAX, cap, u64::MAX, self.lineage.as_mut(), &mut self.rng);
                     match keep {
                         None if expanded.cut => return None,
                         Some((n, ranking)) if expanded.cut || expanded.set.len() > n => {

@@ -220,12 +220,35 @@ pub struct OpponentStep<'a> {
 pub struct Looked {
     /// Moves looked at.
     pub moves: usize,
+    /// Views computed.
+    pub views: usize,
+    /// Children kept.
+    pub kept: usize,
     /// True if some consistent children were left out (the sink's quota).
     pub left_out: bool,
     /// The chance of the observation from this parent under a uniform mover.
     pub uniform: f64,
     /// The chance of the observation from this parent under a greedy mover.
     pub greedy: f64,
+}
+
+// Work units: about nanoseconds of one of two threads, fitted (least squares, R^2 0.81 and
+// 0.84) to the time of the expansion rounds of 25 random games each of dark-chess and
+// dark-crazyhouse.
+/// Work units for one parent (its moves generated and weighed).
+const PARENT_WORK: u64 = 200;
+/// Work units for a move looked at.
+const MOVE_WORK: u64 = 2;
+/// Work units for a child's view computed.
+const VIEW_WORK: u64 = 30;
+/// Work units for a child kept.
+const KEPT_WORK: u64 = 50;
+
+impl Looked {
+    /// What looking at one parent cost, in work units: a deterministic stand-in for its time.
+    pub fn work(&self) -> u64 {
+        PARENT_WORK + MOVE_WORK * self.moves as u64 + VIEW_WORK * self.views as u64 + KEPT_WORK * self.kept as u64
+    }
 }
 
 impl<'a> OpponentStep<'a> {
@@ -323,6 +346,7 @@ impl<'a> OpponentStep<'a> {
                     continue;
                 }
                 let (child, captured) = played(parent, c.m);
+                looked.views += 1;
                 if self.accepts(&child, captured) {
                     kept.push((c, announce(c.m), Some(child)));
                 } else {
@@ -331,6 +355,7 @@ impl<'a> OpponentStep<'a> {
                 }
             }
             let scale = if tried > 0.0 { mass / tried } else { 1.0 };
+            looked.kept += kept.len();
             for (c, child_key, child) in kept.drain(..) {
                 let build = || child.unwrap_or_else(|| played(parent, c.m).0);
                 sink.take(child_key, build, c.m, c.p * scale);

@@ -215,6 +215,24 @@ fn an_expansion_with_room_left_takes_the_lighter_parents_too() {
 }
 
 #[test]
+fn an_expansion_takes_the_lighter_parents_only_while_work_is_left() {
+    // As above (where every state is exact), but with no work allowed past the first round: the
+    // lighter parents are left out, so some states with several consistent worlds are cut, and
+    // what is held is still consistent.
+    let cfg = BeliefConfig { max_worlds: 1, work_per_child: 0, ..unlimited() };
+    let mut cut = 0;
+    let compared = against_brute_force(&cfg, 4000..4004, 12, |what, belief, _, truth| {
+        for world in belief.worlds().worlds() {
+            assert!(truth.contains_key(&key(world)), "{what}: a world the brute force does not hold");
+        }
+        cut += (belief.len() < truth.len()) as usize;
+        truth.len() > 1
+    });
+    assert!(compared > 100, "only {compared} belief states compared");
+    assert!(cut * 20 > compared, "only {cut} of {compared} states cut");
+}
+
+#[test]
 fn a_cut_belief_gets_back_to_the_exact_set_when_observations_allow() {
     // Tiny samples, so that sets are cut while they are still small enough to enumerate; a
     // resync budget that lets them come back.
@@ -609,6 +627,7 @@ fn eval_args(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: 
         hash: None,
         max_worlds: None,
         max_children: None,
+        work_per_child: None,
         regen_budget: None,
         model: None,
         truncate: None,
