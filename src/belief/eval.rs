@@ -63,7 +63,7 @@ pub struct BeliefEvalArgs {
     /// Most moves a regeneration may look at before it falls back (default: the engine's).
     #[arg(long)]
     pub regen_budget: Option<usize>,
-    /// Opponent model: uniform, adaptive, or capture-bias:<b> (default: the engine's).
+    /// Opponent model: uniform, adaptive, or capture-bias:BIAS (a number) (default: the engine's).
     #[arg(long, value_parser = parse_model)]
     pub model: Option<OpponentModel>,
     /// How a set too large is cut: heaviest or systematic (default: the engine's).

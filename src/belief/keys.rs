@@ -16,7 +16,7 @@ fn hand(color: Color, role: Role, count: u8) -> u64 {
 
 /// The key of everything that makes two worlds the same: placement, promoted marks, hands, side
 /// to move, castling rights and the en-passant square (the move counters are left out). It is the
-/// rules' repetition key, so [`key_delta`] shares its tables.
+/// rules' repetition key, so `key_delta` shares its tables.
 pub fn world_key(pos: &Position) -> u64 {
     pos.repetition_key()
 }

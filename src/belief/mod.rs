@@ -85,7 +85,7 @@ pub struct BeliefConfig {
     pub hash_mib: usize,
     /// The sample size: each checkpoint keeps this many worlds, and a regeneration at most this
     /// many per level. An opponent ply expands the heaviest four fifths of it first
-    /// ([`FIRST_ROUND_SHARE`]), and lighter worlds while `max_children` leaves room.
+    /// (`FIRST_ROUND_SHARE`), and lighter worlds while `max_children` and `work_per_child` leave room.
     pub max_worlds: usize,
     /// Most new children generated in one opponent update (the set holds at most this many until
     /// the next opponent ply): each parent may add its share (in proportion to its weight) and

@@ -10,7 +10,7 @@
 //! - [`record`], [`pgn`]: the JSON record of every line exchanged, and PGN;
 //! - [`audit`]: the check that no line revealed anything an engine could not see;
 //! - [`stats`]: score, Elo with its 95% interval, pentanomial statistics, SPRT;
-//! - [`matches`]: pairs, concurrency, restarts, progress; [`openings`]: start positions;
+//! - [`matches`](mod@matches): pairs, concurrency, restarts, progress; [`openings`]: start positions;
 //! - [`replay`]: a recorded game as ASCII boards; [`args`]: the command-line arguments.
 
 pub mod args;

@@ -30,7 +30,7 @@ impl std::str::FromStr for ReplaySide {
     }
 }
 
-/// An ASCII diagram of the true position, in the style of [`View::diagram`], with both hands.
+/// An ASCII diagram of the true position, in the style of [`View::diagram`](crate::view::View::diagram), with both hands.
 pub fn truth_diagram(pos: &Position) -> String {
     let variant = pos.variant();
     let mut s = grid_diagram(variant, |sq| match pos.piece_at(sq) {
