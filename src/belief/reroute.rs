@@ -450,8 +450,8 @@ impl Belief {
     /// newest event; their lines are needed, so nothing is found without lineage) for up to
     /// `want` worlds consistent with the whole history, spending at most `budget` moves looked
     /// at: half on a pass where the other pieces' moves may only come late, the rest on one
-    /// where they may also come early; within a pass at most a sixteenth of its budget on one
-    /// seed and set of pieces.
+    /// where they may also come early; within a pass half on the tries over the whole line and
+    /// half on those over the latest levels, at most a sixteenth of the pass on one try.
     pub(super) fn reroute(&mut self, seeds: &WorldSet, want: usize, budget: &mut usize) -> WorldSet {
         let Some(lineage) = self.lineage.as_ref() else { return WorldSet::default() };
         let target = last_view(&self.initial_view, &self.history).clone();
@@ -462,9 +462,13 @@ impl Belief {
         // Two passes, each with half the budget: the other pieces' moves only delayed, then
         // moved either way.
         for (pass, delay_only) in [true, false].into_iter().enumerate() {
-            let mut pass_budget = if pass == 0 { *budget / 2 } else { *budget };
+            let pass_budget = if pass == 0 { *budget / 2 } else { *budget };
             *budget -= pass_budget;
             let per_try = (pass_budget / 16).max(1);
+            // Half for the tries over the whole line, half for those over the latest levels: in
+            // a long game the first used it all before any of the second ran (dark-crazyhouse
+            // r-r game 618, 213 levels, whose fallback the second do not save either).
+            let mut kinds = [pass_budget / 2, pass_budget - pass_budget / 2];
             'seeds: for (anchor, line) in &lines {
                 let levels =
                     levels(&self.initial_view, &self.history, anchor.events, self.cfg.model, self.greedy_share);
@@ -472,20 +476,25 @@ impl Belief {
                 let seed = Seed { anchor: &anchor.world, anchor_key: world_key(&anchor.world), line };
                 let lineup = Lineup::new(&seed, &levels, self.side.opponent());
                 for choice in candidates(&lineup, &levels, &target, self.side.opponent()) {
+                    let kind = &mut kinds[usize::from(choice.from_level > 0)];
+                    if *kind == 0 {
+                        continue;
+                    }
                     let choice = Choice { delay_only, ..choice };
-                    let mut share = per_try.min(pass_budget);
-                    pass_budget -= share;
+                    let mut share = per_try.min(*kind);
+                    *kind -= share;
                     let got =
                         search(&seed, &lineup, &levels, &guide, &choice, self.side, want, &mut share, &mut self.rng);
-                    pass_budget += share;
+                    *kind += share;
                     if !got.is_empty() {
                         (found, found_from) = (got, Some(anchor));
                     }
-                    if found_from.is_some() || pass_budget == 0 {
+                    if found_from.is_some() || kinds == [0, 0] {
                         break 'seeds;
                     }
                 }
             }
+            let pass_budget: usize = kinds.iter().sum();
             *budget += pass_budget;
             if found_from.is_some() {
                 break;
