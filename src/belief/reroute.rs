@@ -28,7 +28,6 @@ use crate::core::{Bitboard, Color, Move, Square};
 use crate::rules::Position;
 use crate::view::{SquareView, View};
 use rand::Rng;
-use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 /// One seed: the world its line starts from (its anchor) with its key, and the line.
@@ -258,7 +257,6 @@ fn moved_pieces(pieces: Bitboard, before: Bitboard, after: Bitboard) -> Bitboard
 
 /// A node of the search: the world after some levels, the followed pieces' squares, how far
 /// each queue has got and how many edits are left.
-#[derive(Clone)]
 struct Node {
     world: Position,
     key: u64,
@@ -341,20 +339,16 @@ fn search(
     found
 }
 
-/// True (and noted in `seen`) unless `node` was reached at `depth` before with as many edits
-/// left or more: that visit searched all this one could.
+/// True (and noted in `seen`) unless `node`'s world and followed squares were reached at `depth`
+/// before with as many edits left or more (the queues' progress is not compared: a pruning
+/// choice; whatever is found is consistent all the same).
 fn first_visit(seen: &mut HashMap<(usize, u64), u8>, depth: usize, node: &Node) -> bool {
-    match seen.entry((depth, node.key ^ node.pieces.0)) {
-        Entry::Occupied(mut e) if *e.get() < node.edits => {
-            e.insert(node.edits);
-            true
-        }
-        Entry::Occupied(_) => false,
-        Entry::Vacant(e) => {
-            e.insert(node.edits);
-            true
-        }
+    let state = (depth, node.key ^ node.pieces.0);
+    if seen.get(&state).is_some_and(|&edits| edits >= node.edits) {
+        return false;
     }
+    seen.insert(state, node.edits);
+    true
 }
 
 /// The successors of the node `at` at level `depth` (popped from the back: the line's own
@@ -389,7 +383,10 @@ fn successors(
     };
     match level {
         Level::Own(mv, obs) => own_child(world, key, enemy.opponent(), *mv, obs)
-            .map(|(w, k)| next(w.clone(), k, follow(&w), None))
+            .map(|(w, k)| {
+                let pieces = follow(&w);
+                next(w, k, pieces, None)
+            })
             .into_iter()
             .collect(),
         Level::Bounce(sq) => {
