@@ -404,8 +404,8 @@ fn successors(
                     if depth < choice.from_level && line_move != Some(m) {
                         return None;
                     }
-                    let mut node = next(w, k, Bitboard::EMPTY, Some(m));
-                    node.pieces = follow(&node.world);
+                    let pieces = follow(&w);
+                    let mut node = next(w, k, pieces, Some(m));
                     if m.is_drop() && choice.drops {
                         node.pieces = node.pieces.with(m.to);
                     } else if m.is_drop() || !at.pieces.contains(m.from) {
@@ -413,9 +413,9 @@ fn successors(
                         // a rerouted piece took that ply), or in the second pass also earlier;
                         // else an edit, which frees the piece it moves.
                         let progress = &mut node.progress;
-                        let next = |i: usize| skeleton.queues[i].get(usize::from(progress[i])).copied();
+                        let queued = |i: usize| skeleton.queues[i].get(usize::from(progress[i])).copied();
                         let i = (0..progress.len())
-                            .find(|&i| next(i).is_some_and(|(q, l)| q == m && (l <= depth || !choice.delay_only)));
+                            .find(|&i| queued(i).is_some_and(|(q, l)| q == m && (l <= depth || !choice.delay_only)));
                         match i {
                             Some(i) => {
                                 progress[i] += 1;
