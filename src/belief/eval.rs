@@ -159,6 +159,11 @@ pub struct EvalStats {
     pub rule_misses: u64,
     /// Duration of every update, in milliseconds.
     pub update_ms: Vec<f64>,
+    /// The most memory one belief held after an update ([`Belief::bytes`]), in bytes: within
+    /// `Hash` by design.
+    pub memory_max: usize,
+    /// Beliefs that gave up their lines of moves for memory (and so could no longer check them).
+    pub lineage_dropped: usize,
 }
 
 fn ratio(num: f64, den: u64) -> f64 {
@@ -249,6 +254,8 @@ impl Tracker {
         let report = self.belief.update(&self.info);
         stats.update_ms.push(t.elapsed().as_secs_f64() * 1e3);
         stats.regenerated += report.regenerated;
+        stats.lineage_dropped += report.lineage_dropped as usize;
+        stats.memory_max = stats.memory_max.max(self.belief.bytes());
         self.baseline.update(&self.info);
     }
 
@@ -368,7 +375,7 @@ pub fn run(args: &BeliefEvalArgs, out: &mut impl Write) -> Result<EvalStats> {
     let n = stats.support.0.max(1) as f64;
     writeln!(
         out,
-        "belief-eval detail exact={:.4} mean_worlds={:.1} truth_drops={} miss_run_mean={:.1} miss_run_max={} regenerated={} checked_worlds={} update_ms_max={:.1} rule_misses={} lost_games={}",
+        "belief-eval detail exact={:.4} mean_worlds={:.1} truth_drops={} miss_run_mean={:.1} miss_run_max={} regenerated={} checked_worlds={} update_ms_max={:.1} memory_mib_max={:.1} lineage_dropped={} rule_misses={} lost_games={}",
         stats.exact as f64 / n,
         stats.worlds as f64 / n,
         stats.miss_runs.len(),
@@ -377,6 +384,8 @@ pub fn run(args: &BeliefEvalArgs, out: &mut impl Write) -> Result<EvalStats> {
         stats.regenerated,
         stats.checked.0,
         stats.update_quantile(1.0),
+        stats.memory_max as f64 / f64::from(1 << 20),
+        stats.lineage_dropped,
         stats.rule_misses,
         lost_games(&stats.lost_games)
     )?;

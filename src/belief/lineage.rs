@@ -23,6 +23,9 @@ enum Node {
     Step { parent: u32, mv: Move },
 }
 
+/// Bytes one lineage node takes (for the memory budget).
+pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
+
 /// A tree of opponent moves shared by all worlds; each world holds the id of its leaf.
 #[derive(Clone, Debug, Default)]
 pub struct Lineage {
@@ -31,6 +34,12 @@ pub struct Lineage {
 }
 
 impl Lineage {
+    /// An empty lineage with room for `nodes` nodes reserved at once (so that what it holds
+    /// does not grow past its budget by doubling).
+    pub fn with_capacity(nodes: usize) -> Lineage {
+        Lineage { anchors: Vec::new(), nodes: Vec::with_capacity(nodes) }
+    }
+
     /// Adds an anchor and returns the node of its root.
     pub fn anchor(&mut self, anchor: Anchor) -> u32 {
         self.anchors.push(anchor);
@@ -68,33 +77,50 @@ impl Lineage {
 
     /// Drops every node no live world leads through, and renumbers `live` to match.
     pub fn compact(&mut self, live: &mut [u32]) {
-        let mut keep = vec![false; self.nodes.len()];
+        self.compact_since(0, live);
+    }
+
+    /// Like [`Lineage::compact`] for the nodes from `mark` on only: those before it are all kept
+    /// as they are (worlds held elsewhere lead through them), so `live` need only name the worlds
+    /// that lead through the newer ones.
+    pub fn compact_since(&mut self, mark: usize, live: &mut [u32]) {
+        let mut keep = vec![false; self.nodes.len() - mark];
         for &leaf in live.iter() {
             let mut n = leaf as usize;
-            while !keep[n] {
-                keep[n] = true;
+            while n >= mark && !keep[n - mark] {
+                keep[n - mark] = true;
                 match self.nodes[n] {
                     Node::Root(_) => break,
                     Node::Step { parent, .. } => n = parent as usize,
                 }
             }
         }
-        let mut renumber = vec![u32::MAX; self.nodes.len()];
-        let mut kept = Vec::with_capacity(keep.iter().filter(|&&k| k).count());
-        for (i, node) in self.nodes.iter().enumerate() {
-            if !keep[i] {
+        // Kept nodes move down in order, so the nodes can be rewritten in place.
+        let mut renumber = vec![u32::MAX; keep.len()];
+        let mut next = mark;
+        for (i, &kept) in keep.iter().enumerate() {
+            if !kept {
                 continue;
             }
-            renumber[i] = kept.len() as u32;
-            kept.push(match *node {
-                Node::Step { parent, mv } => Node::Step { parent: renumber[parent as usize], mv },
-                root => root,
-            });
+            let node = match self.nodes[mark + i] {
+                Node::Step { parent, mv } if parent as usize >= mark => {
+                    Node::Step { parent: renumber[parent as usize - mark], mv }
+                }
+                node => node,
+            };
+            self.nodes[next] = node;
+            renumber[i] = next as u32;
+            next += 1;
         }
-        self.nodes = kept;
-        for n in live.iter_mut() {
-            *n = renumber[*n as usize];
+        self.nodes.truncate(next);
+        for n in live.iter_mut().filter(|n| **n as usize >= mark) {
+            *n = renumber[*n as usize - mark];
         }
+    }
+
+    /// Forgets the nodes from `mark` on (no world leads through them any more).
+    pub fn truncate(&mut self, mark: usize) {
+        self.nodes.truncate(mark);
     }
 
     /// Memory held, in bytes.
@@ -168,4 +194,39 @@ fn ply(pos: &mut Position, mv: Move, obs: &Observation, side: Color) -> Result<(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Square, Variant};
+
+    fn mv(i: u8) -> Move {
+        Move::normal(Square::new_unchecked(i), Square::new_unchecked(i + 1))
+    }
+
+    #[test]
+    fn compacting_from_a_mark_keeps_the_older_nodes_and_the_live_lines() {
+        let mut lineage = Lineage::with_capacity(16);
+        let root = lineage.anchor(Anchor { events: 0, world: Position::start(Variant::DarkChess) });
+        let old = lineage.step(root, mv(1));
+        let dead_old = lineage.step(root, mv(2));
+        let mark = lineage.len();
+        let dead = lineage.step(old, mv(3));
+        let mid = lineage.step(old, mv(4));
+        let live_a = lineage.step(mid, mv(5));
+        lineage.step(dead, mv(6));
+        let live_b = lineage.step(dead_old, mv(7));
+        let want: Vec<Vec<Move>> = [live_a, live_b, old].iter().map(|&n| lineage.path(n).1).collect();
+        let mut live = [live_a, live_b, old];
+        lineage.compact_since(mark, &mut live);
+        // Before the mark all four nodes stay (dead_old too); after it, the two lines' three.
+        assert_eq!(lineage.len(), mark + 3);
+        assert_eq!(live[2], old);
+        let got: Vec<Vec<Move>> = live.iter().map(|&n| lineage.path(n).1).collect();
+        assert_eq!(got, want);
+        lineage.truncate(mark);
+        assert_eq!(lineage.len(), mark);
+        assert_eq!(lineage.path(dead_old).1, vec![mv(2)]);
+    }
 }

@@ -61,7 +61,7 @@ use crate::core::Color;
 use crate::engine::{Event, InfoState};
 use crate::rules::{Hand, Position};
 use crate::view::{Observation, View};
-use lineage::{Anchor, Lineage};
+use lineage::{Anchor, Lineage, NODE_BYTES};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -81,7 +81,8 @@ pub enum Truncation {
 /// The belief's limits and choices; the protocol sets them from engine options.
 #[derive(Clone, Debug)]
 pub struct BeliefConfig {
-    /// Memory budget for the worlds, checkpoints and lineage, in MiB (the `Hash` option).
+    /// Memory budget for the worlds, checkpoints and lineage, in MiB (the engine gives the belief
+    /// half of its `Hash` option: 160 of the default 320, which holds the default sizes).
     pub hash_mib: usize,
     /// The sample size: each checkpoint keeps this many worlds, and a regeneration at most this
     /// many per level. An opponent ply expands the heaviest four fifths of it first
@@ -138,7 +139,7 @@ pub struct BeliefConfig {
 impl Default for BeliefConfig {
     fn default() -> BeliefConfig {
         BeliefConfig {
-            hash_mib: 128,
+            hash_mib: 160,
             max_worlds: 40_000,
             max_children: 165_000,
             work_per_child: 220,
@@ -159,17 +160,36 @@ impl Default for BeliefConfig {
 
 impl BeliefConfig {
     /// The sample size (`max_worlds`: expanded first, and kept by each checkpoint) and the most
-    /// children it may make (`max_children`), as far as the memory budget allows them: the set,
-    /// its successor and the last exact set may each hold the children; every other checkpoint
-    /// keeps at most the sample size.
+    /// children it may make (`max_children`), as far as the memory budget allows them after the
+    /// lineage's share ([`BeliefConfig::lineage_nodes`]): the set, its successor and the last
+    /// exact set may each hold the children; every other checkpoint keeps at most the sample size.
     pub fn limits(&self) -> (usize, usize) {
-        let total = (self.hash_mib.max(1) << 20) / WORLD_BYTES;
+        let total = (self.hash_bytes() - self.lineage_nodes() * NODE_BYTES) / WORLD_BYTES;
         let samples = self.checkpoint_depth + DEEP_KEPT;
         let worlds = self.max_worlds.min(total / (3 + samples)).max(1);
         let children = self.max_children.min(total.saturating_sub(samples * worlds) / 3).max(worlds);
         (worlds, children)
     }
+
+    /// The most lineage nodes the belief may hold: an eighth of `Hash` when it keeps lineage.
+    /// (Its peak was 2.1 million nodes in 10 random games of dark-crazyhouse, 7.4 million while
+    /// game 618 regenerated, before it was bounded.)
+    pub fn lineage_nodes(&self) -> usize {
+        if self.lineage {
+            self.hash_bytes() / LINEAGE_SHARE / NODE_BYTES
+        } else {
+            0
+        }
+    }
+
+    /// The `Hash` option in bytes.
+    fn hash_bytes(&self) -> usize {
+        self.hash_mib.max(1) << 20
+    }
 }
+
+/// The lineage gets one part in this many of `Hash`.
+const LINEAGE_SHARE: usize = 8;
 
 /// What one call of [`Belief::update`] did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -199,6 +219,9 @@ pub struct UpdateReport {
     pub repaired: usize,
     /// Times the belief got back onto the whole history after a fallback.
     pub reanchored: usize,
+    /// True if the lines of the worlds held outgrew the lineage's share of `Hash` and were
+    /// given up (the worlds stay; their lines can no longer be replayed or rerouted).
+    pub lineage_dropped: bool,
 }
 
 impl UpdateReport {
@@ -215,6 +238,8 @@ impl UpdateReport {
             Some(format!("belief still off the history; {} worlds refitted to the latest view", self.worlds))
         } else if self.regenerated > 0 {
             Some(format!("belief regenerated {} worlds from the history", self.worlds))
+        } else if self.lineage_dropped {
+            Some("belief's lines of moves outgrew their share of Hash and were dropped".into())
         } else {
             None
         }
@@ -281,7 +306,7 @@ impl Belief {
     /// The belief at the start of the game `info` describes, before any event.
     fn at_start(info: &InfoState, cfg: BeliefConfig) -> Belief {
         let start = info.start().clone();
-        let mut lineage = cfg.lineage.then(Lineage::default);
+        let mut lineage = cfg.lineage.then(|| Lineage::with_capacity(cfg.lineage_nodes()));
         let root = lineage.as_mut().map_or(NO_NODE, |l| l.anchor(Anchor { events: 0, world: start.clone() }));
         Belief {
             rng: Xoshiro256PlusPlus::seed_from_u64(cfg.seed),
@@ -454,7 +479,7 @@ impl Belief {
         self.try_resync(report);
         self.try_reanchor(report);
         self.rejuvenate(report);
-        self.collect_lineage();
+        self.collect_lineage(report);
     }
 
     /// The opponent's hidden ply: the children of every world that reproduce `obs`, cut down to
@@ -499,18 +524,27 @@ impl Belief {
         self.checkpoints.iter().chain(&self.deep_checkpoints).chain(&self.exact_checkpoint)
     }
 
-    /// Drops lineage nodes no world needs any more, when they pile up.
-    fn collect_lineage(&mut self) {
+    /// Drops lineage nodes no world needs any more, when they pile up or come near the
+    /// lineage's budget; if the lines of the worlds held would still leave no room for the next
+    /// update's, the lineage is given up (its checks and rerouting with it), and `report` says so.
+    fn collect_lineage(&mut self, report: &mut UpdateReport) {
         let live = self.set.len() + self.all_checkpoints().map(|c| c.set.len()).sum::<usize>();
+        let room = self.lineage_room();
+        let Some(lineage) = self.lineage.as_ref() else { return };
+        if lineage.len() < (4 * live + 100_000).min(room) {
+            return;
+        }
         let mut ids: Vec<u32> = self.set.nodes().to_vec();
         for c in self.all_checkpoints() {
             ids.extend_from_slice(c.set.nodes());
         }
-        let Some(lineage) = self.lineage.as_mut() else { return };
-        if lineage.len() < 4 * live + 100_000 {
+        let lineage = self.lineage.as_mut().expect("checked above");
+        lineage.compact(&mut ids);
+        if lineage.len() > room {
+            self.lineage = None;
+            report.lineage_dropped = true;
             return;
         }
-        lineage.compact(&mut ids);
         let mut ids = ids.into_iter();
         self.set.set_nodes(&mut ids);
         let checkpoints =
@@ -518,6 +552,12 @@ impl Belief {
         for c in checkpoints {
             c.set.set_nodes(&mut ids);
         }
+    }
+
+    /// How many lineage nodes may be held between updates: the budget less room for what one
+    /// expansion adds (twice its children).
+    fn lineage_room(&self) -> usize {
+        self.cfg.lineage_nodes().saturating_sub(2 * self.cfg.limits().1)
     }
 
     /// No world survived the newest event: regenerate by a depth-first search from the recent

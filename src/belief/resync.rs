@@ -56,8 +56,32 @@ impl Belief {
         keep: Option<(usize, Ranking)>,
         budget: &mut usize,
     ) -> Option<Replayed> {
+        let mark = self.lineage.as_ref().map_or(0, |l| l.len());
+        let replayed = self.replay_lines(roots, from, cap, keep, budget, mark);
+        if replayed.is_none() {
+            // No world leads through the lines this replay added.
+            if let Some(lineage) = self.lineage.as_mut() {
+                lineage.truncate(mark);
+            }
+        }
+        replayed
+    }
+
+    /// [`Belief::replay_from`], whose lineage nodes start at `mark`: they are compacted after
+    /// any level that leaves too little room for the next, and the replay fails if the lines of
+    /// the worlds it holds still leave too little.
+    fn replay_lines(
+        &mut self,
+        roots: &WorldSet,
+        from: usize,
+        cap: usize,
+        keep: Option<(usize, Ranking)>,
+        budget: &mut usize,
+        mark: usize,
+    ) -> Option<Replayed> {
         let n = self.history.len();
         let side = self.side;
+        let room = self.lineage_room();
         let mut set = roots.clone();
         let mut exact = true;
         let mut lookaheads = Lookahead::after_each(&self.history, from, side).into_iter();
@@ -89,6 +113,12 @@ impl Belief {
                             exact = false;
                         }
                         _ => {}
+                    }
+                    if let Some(lineage) = self.lineage.as_mut().filter(|l| l.len() > room) {
+                        lineage.compact_since(mark, expanded.set.nodes_mut());
+                        if lineage.len() > room {
+                            return None;
+                        }
                     }
                     expanded.set
                 }

@@ -124,6 +124,11 @@ impl WorldSet {
         &self.nodes
     }
 
+    /// The lineage ids, to renumber in place.
+    pub fn nodes_mut(&mut self) -> &mut [u32] {
+        &mut self.nodes
+    }
+
     /// Iterates over (world, weight).
     pub fn iter(&self) -> impl Iterator<Item = (&Position, f64)> {
         self.worlds.iter().zip(self.weights.iter().copied())

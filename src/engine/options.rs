@@ -92,7 +92,7 @@ impl EngineOptions {
             player: 0,
             seed: 0,
             threads: 1,
-            hash_mib: 256,
+            hash_mib: 320,
             move_overhead_ms: 30,
             search_mode: Mode::default(),
             players,

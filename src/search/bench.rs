@@ -7,7 +7,7 @@ use super::Mode;
 use crate::core::{Move, Variant};
 use crate::engine::limits::Limits;
 use crate::engine::searcher::{SearchConfig, Searcher};
-use crate::engine::InfoState;
+use crate::engine::{EngineOptions, InfoState};
 use crate::rules::Position;
 use crate::rules::{Game, Played};
 use crate::view::Observation;
@@ -85,7 +85,8 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> anyhow::Result<()> {
         let pos = Position::from_fen(variant, fen)?;
         let side = pos.turn();
         let info = into_the_fog(pos, 1000 + i as u64)?;
-        let config = SearchConfig { variant, side, seed: 1, threads: args.threads, hash_mib: 256, mode: args.mode };
+        let hash_mib = EngineOptions::default().hash_mib;
+        let config = SearchConfig { variant, side, seed: 1, threads: args.threads, hash_mib, mode: args.mode };
         let mut searcher = MurkSearcher::new(&config, SearchParams::default());
         let limits = Limits { nodes: Some(args.nodes), ..Limits::default() };
         let mut nodes = 0;

@@ -650,6 +650,8 @@ fn small_eval(variant: Variant, white: SimplePlayer, black: SimplePlayer, games:
     assert!(text.contains("baseline square_acc="), "{text}");
     assert!(text.contains(" lost_games="), "{text}");
     assert!(text.contains(" rule_misses="), "{text}");
+    assert!(text.contains(&format!(" lineage_dropped={} ", stats.lineage_dropped)), "{text}");
+    assert!(text.contains(" memory_mib_max="), "{text}");
     assert!(text.contains(&format!(" truth_drops={} ", stats.miss_runs.len())), "{text}");
     assert_eq!(stats.lost_games.is_empty(), stats.lost == 0, "{text}");
     // Every belief state that missed the truth is in exactly one run of misses.
@@ -666,6 +668,7 @@ fn a_small_belief_eval_run_beats_the_baseline_and_hands_out_consistent_worlds() 
         let stats = small_eval(variant, SimplePlayer::Random, SimplePlayer::Random, 2);
         assert!(stats.plies > 0);
         assert_eq!(stats.rule_misses, 0, "{variant}: the belief disagrees with the rules");
+        assert!(stats.memory_max <= BeliefConfig::default().hash_mib << 20, "{variant}: {} bytes", stats.memory_max);
         if stats.lost == 0 {
             assert_eq!(stats.consistent(), 1.0, "{variant}");
         }
@@ -676,6 +679,41 @@ fn a_small_belief_eval_run_beats_the_baseline_and_hands_out_consistent_worlds() 
             stats.baseline_acc()
         );
     }
+}
+
+/// A belief's worlds, checkpoints and lines of moves stay within a small `Hash` (its worlds are
+/// fewer, its lines compacted more often), and the worlds it hands out still replay. (Without the
+/// lines' bound, dark-chess held 1.1 MiB of 1.)
+#[test]
+fn a_belief_stays_within_a_small_hash_and_its_worlds_still_replay() {
+    for (variant, hash_mib) in [(Variant::DarkChess, 1), (Variant::DarkCrazyhouse, 2)] {
+        let args = BeliefEvalArgs {
+            hash: Some(hash_mib),
+            ..eval_args(variant, SimplePlayer::Random, SimplePlayer::Random, 3, 1)
+        };
+        let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
+        assert!(stats.memory_max <= hash_mib << 20, "{variant}: {} bytes", stats.memory_max);
+        assert_eq!(stats.lineage_dropped, 0, "{variant}");
+        assert!(stats.checked.0 > 0, "{variant}: nothing replayed");
+        assert_eq!(stats.checked.0, stats.checked.1, "{variant}: handed-out worlds that do not replay");
+    }
+}
+
+/// With `Hash` at 1 MiB, the lines of the worlds held in dark-crazyhouse random-vs-random game 3
+/// outgrow their eighth of it even compacted: the belief gives them up, says so, stays within
+/// `Hash` and plays the game out.
+#[test]
+fn a_belief_whose_lines_outgrow_their_share_gives_them_up_and_plays_on() {
+    let args = BeliefEvalArgs {
+        hash: Some(1),
+        ..eval_args(Variant::DarkCrazyhouse, SimplePlayer::Random, SimplePlayer::Random, 1, 3)
+    };
+    let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
+    assert_eq!(stats.lineage_dropped, 1);
+    assert!(stats.memory_max <= 1 << 20, "{} bytes", stats.memory_max);
+    assert!(stats.plies > 100, "{} plies", stats.plies);
+    let report = UpdateReport { lineage_dropped: true, ..UpdateReport::default() };
+    assert!(report.info_string().is_some_and(|s| s.contains("Hash")), "{:?}", report.info_string());
 }
 
 /// Dark-chess random-vs-random game 479 (as `belief-eval --games 1 --seed 479` plays it): Black's
@@ -744,6 +782,9 @@ fn belief_eval_thousand_games() {
             }
             if stats.square_acc() <= stats.baseline_acc() {
                 missed.push(format!("{run}: square_acc {:.4} not above the baseline", stats.square_acc()));
+            }
+            if stats.memory_max > BeliefConfig::default().hash_mib << 20 {
+                missed.push(format!("{run}: a belief held {} bytes, more than Hash", stats.memory_max));
             }
         }
     }

@@ -45,7 +45,7 @@ fn uci_handshake_lists_the_options() {
     for option in [
         "option name UCI_Variant type combo default dark-crazyhouse var dark-crazyhouse var dark-crossroads var dark-chess",
         "option name Threads type spin default 1 min 1",
-        "option name Hash type spin default 256 min 1",
+        "option name Hash type spin default 320 min 1",
         "option name Seed type spin default 0 min 0",
         "option name Move Overhead type spin default 30 min 0",
         "option name Player type combo default ",
