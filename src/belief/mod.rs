@@ -530,15 +530,14 @@ impl Belief {
     fn collect_lineage(&mut self, report: &mut UpdateReport) {
         let live = self.set.len() + self.all_checkpoints().map(|c| c.set.len()).sum::<usize>();
         let room = self.lineage_room();
-        let Some(lineage) = self.lineage.as_ref() else { return };
-        if lineage.len() < (4 * live + 100_000).min(room) {
+        if self.lineage.as_ref().is_none_or(|l| l.len() < (4 * live + 100_000).min(room)) {
             return;
         }
         let mut ids: Vec<u32> = self.set.nodes().to_vec();
         for c in self.all_checkpoints() {
             ids.extend_from_slice(c.set.nodes());
         }
-        let lineage = self.lineage.as_mut().expect("checked above");
+        let Some(lineage) = self.lineage.as_mut() else { return };
         lineage.compact(&mut ids);
         if lineage.len() > room {
             self.lineage = None;

@@ -56,8 +56,70 @@ impl Belief {
         keep: Option<(usize, Ranking)>,
         budget: &mut usize,
     ) -> Option<Replayed> {
+        let n = self.history.len();
+        let side = self.side;
+        // The lines this replay adds start at `mark`: they are compacted after any level that
+        // leaves too little room for the next, and the replay fails if the lines of the worlds
+        // it holds still leave too little.
         let mark = self.lineage.as_ref().map_or(0, |l| l.len());
-        let replayed = self.replay_lines(roots, from, cap, keep, budget, mark);
+        let room = self.lineage_room();
+        let mut set = roots.clone();
+        let mut exact = true;
+        let mut lookaheads = Lookahead::after_each(&self.history, from, side).into_iter();
+        let replayed = 'replay: {
+            for i in from..n {
+                let lookahead = lookaheads.next().expect("one look-ahead per event");
+                set = match &self.history[i] {
+                    Event::Own { mv, obs } => after_own_move(&set, side, *mv, obs),
+                    Event::Bounce { square } => after_bounce(&set, side, *square),
+                    Event::Opponent { obs } => {
+                        let Some(left) = budget.checked_sub(set.len() * MOVES_PER_PARENT) else { break 'replay None };
+                        *budget = left;
+                        let prev = last_view(&self.initial_view, &self.history[..i]);
+                        let step =
+                            OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share).reaching(lookahead.clone());
+                        let mut expanded = expand::expand(
+                            &step,
+                            &set,
+                            usize::MAX,
+                            cap,
+                            u64::MAX,
+                            self.lineage.as_mut(),
+                            &mut self.rng,
+                        );
+                        match keep {
+                            None if expanded.cut => break 'replay None,
+                            Some((n, ranking)) if expanded.cut || expanded.set.len() > n => {
+                                let nearest = |world: &Position, weight: f64| {
+                                    weight.max(f64::MIN_POSITIVE).ln()
+                                        - f64::from(lookahead.distance(world).unwrap_or(u32::MAX))
+                                };
+                                match ranking {
+                                    Ranking::Nearest => expanded.set.keep_best(n, &mut self.rng, nearest),
+                                    Ranking::Hedged => {
+                                        expanded.set.keep_best_of_two(n, &mut self.rng, nearest, |_, weight| weight)
+                                    }
+                                };
+                                exact = false;
+                            }
+                            _ => {}
+                        }
+                        if let Some(lineage) = self.lineage.as_mut().filter(|l| l.len() > room) {
+                            lineage.compact_since(mark, expanded.set.nodes_mut());
+                            if lineage.len() > room {
+                                break 'replay None;
+                            }
+                        }
+                        expanded.set
+                    }
+                };
+                if set.is_empty() {
+                    break 'replay None;
+                }
+            }
+            set.normalize();
+            Some(Replayed { set, exact })
+        };
         if replayed.is_none() {
             // No world leads through the lines this replay added.
             if let Some(lineage) = self.lineage.as_mut() {
@@ -65,70 +127,6 @@ impl Belief {
             }
         }
         replayed
-    }
-
-    /// [`Belief::replay_from`], whose lineage nodes start at `mark`: they are compacted after
-    /// any level that leaves too little room for the next, and the replay fails if the lines of
-    /// the worlds it holds still leave too little.
-    fn replay_lines(
-        &mut self,
-        roots: &WorldSet,
-        from: usize,
-        cap: usize,
-        keep: Option<(usize, Ranking)>,
-        budget: &mut usize,
-        mark: usize,
-    ) -> Option<Replayed> {
-        let n = self.history.len();
-        let side = self.side;
-        let room = self.lineage_room();
-        let mut set = roots.clone();
-        let mut exact = true;
-        let mut lookaheads = Lookahead::after_each(&self.history, from, side).into_iter();
-        for i in from..n {
-            let lookahead = lookaheads.next().expect("one look-ahead per event");
-            set = match &self.history[i] {
-                Event::Own { mv, obs } => after_own_move(&set, side, *mv, obs),
-                Event::Bounce { square } => after_bounce(&set, side, *square),
-                Event::Opponent { obs } => {
-                    *budget = budget.checked_sub(set.len() * MOVES_PER_PARENT)?;
-                    let prev = last_view(&self.initial_view, &self.history[..i]);
-                    let step =
-                        OpponentStep::new(prev, obs, self.cfg.model, self.greedy_share).reaching(lookahead.clone());
-                    let mut expanded =
-                        expand::expand(&step, &set, usize::MAX, cap, u64::MAX, self.lineage.as_mut(), &mut self.rng);
-                    match keep {
-                        None if expanded.cut => return None,
-                        Some((n, ranking)) if expanded.cut || expanded.set.len() > n => {
-                            let nearest = |world: &Position, weight: f64| {
-                                weight.max(f64::MIN_POSITIVE).ln()
-                                    - f64::from(lookahead.distance(world).unwrap_or(u32::MAX))
-                            };
-                            match ranking {
-                                Ranking::Nearest => expanded.set.keep_best(n, &mut self.rng, nearest),
-                                Ranking::Hedged => {
-                                    expanded.set.keep_best_of_two(n, &mut self.rng, nearest, |_, weight| weight)
-                                }
-                            };
-                            exact = false;
-                        }
-                        _ => {}
-                    }
-                    if let Some(lineage) = self.lineage.as_mut().filter(|l| l.len() > room) {
-                        lineage.compact_since(mark, expanded.set.nodes_mut());
-                        if lineage.len() > room {
-                            return None;
-                        }
-                    }
-                    expanded.set
-                }
-            };
-            if set.is_empty() {
-                return None;
-            }
-        }
-        set.normalize();
-        Some(Replayed { set, exact })
     }
 
     /// Replays the events since the last exact set keeping every consistent world, at most
