@@ -27,7 +27,7 @@ enum Node {
 pub const NODE_BYTES: usize = std::mem::size_of::<Node>();
 
 /// A tree of opponent moves shared by all worlds; each world holds the id of its leaf.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Lineage {
     anchors: Vec<Anchor>,
     nodes: Vec<Node>,
