@@ -57,6 +57,10 @@ pub struct BeliefEvalArgs {
     /// Children each opponent update may generate (default: the engine's).
     #[arg(long)]
     pub max_children: Option<usize>,
+    /// Children each opponent update may gather per child it keeps, the heaviest kept (default: the
+    /// engine's).
+    #[arg(long)]
+    pub gather: Option<f64>,
     /// Most work an opponent update may spend per child it may generate (default: the engine's).
     #[arg(long)]
     pub work_per_child: Option<u64>,
@@ -104,6 +108,9 @@ impl BeliefEvalArgs {
         }
         if let Some(n) = self.max_children {
             cfg.max_children = n;
+        }
+        if let Some(n) = self.gather {
+            cfg.gathered_per_child = n;
         }
         if let Some(n) = self.work_per_child {
             cfg.work_per_child = n;

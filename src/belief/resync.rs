@@ -82,7 +82,7 @@ impl Belief {
                             &step,
                             &set,
                             usize::MAX,
-                            cap,
+                            expand::Room::all(cap),
                             u64::MAX,
                             self.lineage.as_mut(),
                             &mut self.rng,

@@ -61,13 +61,38 @@ pub(crate) type WordMap<K, V> = HashMap<K, V, BuildHasherDefault<KeyHasher>>;
 /// Bytes one stored world costs, index entry included (for the memory budget).
 pub const WORLD_BYTES: usize = std::mem::size_of::<Position>() + 8 + 8 + 4 + 24;
 
-/// Worlds with their keys, weights (not necessarily normalized) and lineage ids.
-#[derive(Clone, Debug, Default)]
-pub struct WorldSet {
-    worlds: Vec<Position>,
+/// What a set or builder stores for each world: the world itself, or a recipe that makes it
+/// (an expansion gathers its children as recipes and builds only the ones it keeps).
+pub trait Stored: Clone + Send + Sync {
+    /// False if `key` is surely not this item's world key (checked in debug builds).
+    fn fits_key(&self, _key: u64) -> bool {
+        true
+    }
+}
+
+impl Stored for Position {
+    fn fits_key(&self, key: u64) -> bool {
+        world_key(self) == key
+    }
+}
+
+/// Worlds (or recipes for them, see [`Stored`]) with their keys, weights (not necessarily
+/// normalized) and lineage ids.
+#[derive(Clone, Debug)]
+pub struct Keyed<T> {
+    worlds: Vec<T>,
     keys: Vec<u64>,
     weights: Vec<f64>,
     nodes: Vec<u32>,
+}
+
+/// Worlds with their keys, weights and lineage ids: what the belief holds.
+pub type WorldSet = Keyed<Position>;
+
+impl<T> Default for Keyed<T> {
+    fn default() -> Keyed<T> {
+        Keyed { worlds: Vec::new(), keys: Vec::new(), weights: Vec::new(), nodes: Vec::new() }
+    }
 }
 
 impl WorldSet {
@@ -76,9 +101,17 @@ impl WorldSet {
         WorldSet { keys: vec![world_key(&pos)], worlds: vec![pos], weights: vec![1.0], nodes: vec![node] }
     }
 
+    /// Index of the world equal to `pos` (move counters aside), if the set holds it.
+    pub fn find(&self, pos: &Position) -> Option<usize> {
+        let key = world_key(pos);
+        (0..self.len()).find(|&i| self.keys[i] == key && same_world(&self.worlds[i], pos))
+    }
+}
+
+impl<T: Stored> Keyed<T> {
     /// An empty set with room for `n` worlds before it grows (growing a large set copies it).
-    fn with_capacity(n: usize) -> WorldSet {
-        WorldSet {
+    fn with_capacity(n: usize) -> Keyed<T> {
+        Keyed {
             worlds: Vec::with_capacity(n),
             keys: Vec::with_capacity(n),
             weights: Vec::with_capacity(n),
@@ -105,21 +138,21 @@ impl WorldSet {
     }
 
     /// The worlds.
-    pub fn worlds(&self) -> &[Position] {
+    pub fn worlds(&self) -> &[T] {
         &self.worlds
     }
 
-    /// The worlds' keys, in the order of [`WorldSet::worlds`].
+    /// The worlds' keys, in the order of [`Keyed::worlds`].
     pub fn keys(&self) -> &[u64] {
         &self.keys
     }
 
-    /// The weights, in the order of [`WorldSet::worlds`].
+    /// The weights, in the order of [`Keyed::worlds`].
     pub fn weights(&self) -> &[f64] {
         &self.weights
     }
 
-    /// The lineage ids, in the order of [`WorldSet::worlds`].
+    /// The lineage ids, in the order of [`Keyed::worlds`].
     pub fn nodes(&self) -> &[u32] {
         &self.nodes
     }
@@ -130,19 +163,13 @@ impl WorldSet {
     }
 
     /// Iterates over (world, weight).
-    pub fn iter(&self) -> impl Iterator<Item = (&Position, f64)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&T, f64)> {
         self.worlds.iter().zip(self.weights.iter().copied())
     }
 
     /// Sum of the weights.
     pub fn total_weight(&self) -> f64 {
         self.weights.iter().sum()
-    }
-
-    /// Index of the world equal to `pos` (move counters aside), if the set holds it.
-    pub fn find(&self, pos: &Position) -> Option<usize> {
-        let key = world_key(pos);
-        (0..self.len()).find(|&i| self.keys[i] == key && same_world(&self.worlds[i], pos))
     }
 
     /// Rescales the weights to sum to 1 (or makes them uniform if they sum to nothing).
@@ -157,25 +184,25 @@ impl WorldSet {
     /// The set of `f(world, key)` over the worlds (a new world and key each, with the weight and
     /// lineage of the old), dropping those for which it returns `None`. Large sets are mapped in
     /// parallel.
-    pub fn filter_map(&self, f: impl Fn(&Position, u64) -> Option<(Position, u64)> + Sync) -> WorldSet {
+    pub fn filter_map(&self, f: impl Fn(&T, u64) -> Option<(T, u64)> + Sync) -> Keyed<T> {
         self.filter_map_with(|| (), |_, w, key| f(w, key))
     }
 
-    /// [`WorldSet::filter_map`] with a scratch value made by `init` for each thread (a cache).
-    pub fn filter_map_with<T>(
+    /// [`Keyed::filter_map`] with a scratch value made by `init` for each thread (a cache).
+    pub fn filter_map_with<S>(
         &self,
-        init: impl Fn() -> T + Sync,
-        f: impl Fn(&mut T, &Position, u64) -> Option<(Position, u64)> + Sync,
-    ) -> WorldSet {
-        let map = |scratch: &mut T, i: usize| f(scratch, &self.worlds[i], self.keys[i]).map(|(w, k)| (i, w, k));
+        init: impl Fn() -> S + Sync,
+        f: impl Fn(&mut S, &T, u64) -> Option<(T, u64)> + Sync,
+    ) -> Keyed<T> {
+        let map = |scratch: &mut S, i: usize| f(scratch, &self.worlds[i], self.keys[i]).map(|(w, k)| (i, w, k));
         // One slot per world (an exact-size collect, nothing regrown), the kept ones then moved.
-        let mapped: Vec<Option<(usize, Position, u64)>> = if self.len() >= PARALLEL_MIN {
+        let mapped: Vec<Option<(usize, T, u64)>> = if self.len() >= PARALLEL_MIN {
             (0..self.len()).into_par_iter().map_init(&init, map).collect()
         } else {
             let mut scratch = init();
             (0..self.len()).map(|i| map(&mut scratch, i)).collect()
         };
-        let mut out = WorldSet::with_capacity(mapped.iter().flatten().count());
+        let mut out = Keyed::with_capacity(mapped.iter().flatten().count());
         for (i, world, key) in mapped.into_iter().flatten() {
             out.worlds.push(world);
             out.keys.push(key);
@@ -211,8 +238,8 @@ impl WorldSet {
 
     /// The worlds at `indices` (ascending), each with `weight(i, count)` where `count` is how
     /// often the index occurs.
-    fn select(&self, indices: &[usize], weight: impl Fn(usize, usize) -> f64) -> WorldSet {
-        let mut out = WorldSet::with_capacity(indices.len());
+    fn select(&self, indices: &[usize], weight: impl Fn(usize, usize) -> f64) -> Keyed<T> {
+        let mut out = Keyed::with_capacity(indices.len());
         let mut i = 0;
         while i < indices.len() {
             let at = indices[i];
@@ -242,6 +269,13 @@ impl WorldSet {
     /// is taken of the set an opponent ply has just expanded, where ordering and copying the
     /// kept worlds took about 8% of the slowest updates). Returns true if anything was dropped.
     pub fn keep_heaviest(&mut self, n: usize, rng: &mut impl Rng) -> bool {
+        let cut = self.retain_heaviest(n, rng);
+        self.normalize();
+        cut
+    }
+
+    /// [`Keyed::keep_heaviest`] with the weights left as they were (not normalized).
+    pub fn retain_heaviest(&mut self, n: usize, rng: &mut impl Rng) -> bool {
         if self.len() <= n {
             return false;
         }
@@ -264,13 +298,12 @@ impl WorldSet {
         self.keys.shrink_to_fit();
         self.weights.shrink_to_fit();
         self.nodes.shrink_to_fit();
-        self.normalize();
         true
     }
 
     /// Shrinks the set to the `n` worlds of highest `score(world, weight)` (ties broken at
     /// random), best first, keeping their weights. Returns true if anything was dropped.
-    pub fn keep_best(&mut self, n: usize, rng: &mut impl Rng, score: impl Fn(&Position, f64) -> f64) -> bool {
+    pub fn keep_best(&mut self, n: usize, rng: &mut impl Rng, score: impl Fn(&T, f64) -> f64) -> bool {
         let cut = self.len() > n;
         let picks = BestFirst::new(self, rng, score).next(n);
         self.keep_picks(&picks);
@@ -284,8 +317,8 @@ impl WorldSet {
         &mut self,
         n: usize,
         rng: &mut impl Rng,
-        first: impl Fn(&Position, f64) -> f64,
-        second: impl Fn(&Position, f64) -> f64,
+        first: impl Fn(&T, f64) -> f64,
+        second: impl Fn(&T, f64) -> f64,
     ) -> bool {
         if self.len() <= n {
             return self.keep_best(n, rng, first);
@@ -303,13 +336,13 @@ impl WorldSet {
 
     /// Every world's `score`, with a random key that breaks ties whatever the scores' sign or
     /// size, and its index.
-    fn scored(&self, rng: &mut impl Rng, score: impl Fn(&Position, f64) -> f64) -> Vec<(f64, u64, usize)> {
+    fn scored(&self, rng: &mut impl Rng, score: impl Fn(&T, f64) -> f64) -> Vec<(f64, u64, usize)> {
         (0..self.len()).map(|i| (score(&self.worlds[i], self.weights[i]), rng.gen(), i)).collect()
     }
 
     /// Keeps the worlds at `picks`, in that order, with their weights (then normalized).
     fn keep_picks(&mut self, picks: &[usize]) {
-        let mut out = WorldSet::with_capacity(picks.len());
+        let mut out = Keyed::with_capacity(picks.len());
         for &i in picks {
             out.worlds.push(self.worlds[i].clone());
             out.keys.push(self.keys[i]);
@@ -322,7 +355,7 @@ impl WorldSet {
 
     /// Adds the worlds of `other` that this set lacks, each with this set's mean weight.
     /// Returns how many were added.
-    pub fn absorb(&mut self, other: WorldSet) -> usize {
+    pub fn absorb(&mut self, other: Keyed<T>) -> usize {
         let held: std::collections::HashSet<u64, BuildHasherDefault<KeyHasher>> = self.keys.iter().copied().collect();
         let mean = if self.is_empty() { 1.0 } else { self.total_weight() / self.len() as f64 };
         let before = self.len();
@@ -336,6 +369,17 @@ impl WorldSet {
         }
         self.normalize();
         self.len() - before
+    }
+
+    /// The set of what `f` makes of each stored item (in parallel when the set is large), with the
+    /// same keys, weights and lineage ids.
+    pub fn map_worlds<U: Stored>(self, f: impl Fn(&T) -> U + Sync + Send) -> Keyed<U> {
+        let worlds = if self.len() >= PARALLEL_MIN {
+            self.worlds.par_iter().map(f).collect()
+        } else {
+            self.worlds.iter().map(f).collect()
+        };
+        Keyed { worlds, keys: self.keys, weights: self.weights, nodes: self.nodes }
     }
 
     /// Replaces every lineage id `n` by `f(n)`.
@@ -353,14 +397,14 @@ impl WorldSet {
     }
 
     /// The first `n` worlds, as a set (for seeding a fallback).
-    pub fn head(&self, n: usize) -> WorldSet {
+    pub fn head(&self, n: usize) -> Keyed<T> {
         let picks: Vec<usize> = (0..n.min(self.len())).collect();
         self.select(&picks, |i, _| self.weights[i])
     }
 
     /// Memory held by the set, in bytes (approximate).
     pub fn bytes(&self) -> usize {
-        self.worlds.capacity() * std::mem::size_of::<Position>() + self.keys.capacity() * 20
+        self.worlds.capacity() * std::mem::size_of::<T>() + self.keys.capacity() * 20
     }
 }
 
@@ -373,7 +417,7 @@ pub struct BestFirst {
 
 impl BestFirst {
     /// The order of the worlds of `set` by `score(world, weight)`, highest first.
-    pub fn new(set: &WorldSet, rng: &mut impl Rng, score: impl Fn(&Position, f64) -> f64) -> BestFirst {
+    pub fn new<T: Stored>(set: &Keyed<T>, rng: &mut impl Rng, score: impl Fn(&T, f64) -> f64) -> BestFirst {
         BestFirst { scored: set.scored(rng, score), taken: 0 }
     }
 
@@ -400,26 +444,31 @@ fn best_first(a: &(f64, u64, usize), b: &(f64, u64, usize)) -> std::cmp::Orderin
     b.0.total_cmp(&a.0).then(b.1.cmp(&a.1))
 }
 
-/// Builds a [`WorldSet`], merging equal worlds (their weights add up). Worlds are equal when
-/// their 64-bit keys are: with n worlds the chance that two different ones share a key is about
-/// n^2 / 2^65, below 1e-7 for a million.
-#[derive(Default)]
-pub struct WorldBuilder {
-    set: WorldSet,
+/// Builds a [`WorldSet`] (or a set of recipes for worlds), merging equal worlds (their weights
+/// add up). Worlds are equal when their 64-bit keys are: with n worlds the chance that two
+/// different ones share a key is about n^2 / 2^65, below 1e-7 for a million.
+pub struct WorldBuilder<T = Position> {
+    set: Keyed<T>,
     /// Key -> (index in the set, weight): the weight lives next to the key, so that merging a
     /// duplicate touches one cache line.
     index: KeyIndex,
 }
 
-impl WorldBuilder {
+impl<T> Default for WorldBuilder<T> {
+    fn default() -> WorldBuilder<T> {
+        WorldBuilder { set: Keyed::default(), index: KeyIndex::default() }
+    }
+}
+
+impl<T: Stored> WorldBuilder<T> {
     /// An empty builder.
-    pub fn new() -> WorldBuilder {
+    pub fn new() -> WorldBuilder<T> {
         WorldBuilder::default()
     }
 
     /// An empty builder with room for `n` worlds before it grows.
-    pub fn with_capacity(n: usize) -> WorldBuilder {
-        WorldBuilder { set: WorldSet::with_capacity(n), index: KeyIndex::with_capacity(n) }
+    pub fn with_capacity(n: usize) -> WorldBuilder<T> {
+        WorldBuilder { set: Keyed::with_capacity(n), index: KeyIndex::with_capacity(n) }
     }
 
     /// Number of distinct worlds so far.
@@ -429,23 +478,17 @@ impl WorldBuilder {
 
     /// Adds `weight` to `pos` (whose key is `key`), storing it with the lineage id `node()` if it
     /// is new. Returns true if it was new.
-    pub fn add(&mut self, key: u64, pos: Position, weight: f64, node: impl FnOnce() -> u32) -> bool {
+    pub fn add(&mut self, key: u64, pos: T, weight: f64, node: impl FnOnce() -> u32) -> bool {
         self.add_with(key, || pos, weight, node)
     }
 
     /// As [`WorldBuilder::add`], building the world only if it is new.
-    pub fn add_with(
-        &mut self,
-        key: u64,
-        pos: impl FnOnce() -> Position,
-        weight: f64,
-        node: impl FnOnce() -> u32,
-    ) -> bool {
+    pub fn add_with(&mut self, key: u64, pos: impl FnOnce() -> T, weight: f64, node: impl FnOnce() -> u32) -> bool {
         let set = &mut self.set;
         let fresh = self.index.add(key, weight, || set.worlds.len() as u32);
         if fresh {
             let pos = pos();
-            debug_assert_eq!(key, world_key(&pos), "stale key for {}", pos.to_fen());
+            debug_assert!(pos.fits_key(key), "stale key {key:#x}");
             set.worlds.push(pos);
             set.keys.push(key);
             set.weights.push(0.0);
@@ -460,16 +503,15 @@ impl WorldBuilder {
     }
 
     /// Merges builders filled apart into one set: a world several hold gets the sum of their
-    /// weights and keeps the first one's lineage id; the lineage ids of builder `j` are shifted by
-    /// `offsets[j]`. The first builder's worlds stay where they are and the others' are moved
-    /// after them; no index is rebuilt.
-    pub fn merge(mut builders: Vec<WorldBuilder>, offsets: &[u32]) -> WorldSet {
+    /// weights and keeps the first one's lineage id and stored item. The first builder's worlds
+    /// stay where they are and the others' are moved after them; no index is rebuilt.
+    pub fn merge(mut builders: Vec<WorldBuilder<T>>) -> Keyed<T> {
         if builders.len() == 1 {
             // A small set, expanded on one thread: nothing to merge.
             return builders.pop().map(WorldBuilder::finish).unwrap_or_default();
         }
         let total: usize = builders.iter().map(WorldBuilder::len).sum();
-        let (sets, indexes): (Vec<WorldSet>, Vec<KeyIndex>) = builders
+        let (sets, indexes): (Vec<Keyed<T>>, Vec<KeyIndex>) = builders
             .into_par_iter()
             .map(|mut builder| {
                 builder.settle_weights();
@@ -501,7 +543,7 @@ impl WorldBuilder {
             })
             .collect();
         let mut sets = sets.into_iter();
-        let Some(mut out) = sets.next() else { return WorldSet::default() };
+        let Some(mut out) = sets.next() else { return Keyed::default() };
         out.reserve(total - out.len());
         // Per builder: where each of its worlds went in `out`.
         let mut places: Vec<Vec<u32>> = vec![(0..out.len() as u32).collect()];
@@ -526,14 +568,14 @@ impl WorldBuilder {
             out.worlds.par_extend(fresh.par_iter().map(|&n| set.worlds[n].clone()));
             out.keys.extend(fresh.iter().map(|&n| set.keys[n]));
             out.weights.extend(fresh.iter().map(|&n| set.weights[n]));
-            out.nodes.extend(fresh.iter().map(|&n| set.nodes[n] + offsets[j]));
+            out.nodes.extend(fresh.iter().map(|&n| set.nodes[n]));
             places.push(place);
         }
         out
     }
 
     /// The finished set.
-    pub fn finish(mut self) -> WorldSet {
+    pub fn finish(mut self) -> Keyed<T> {
         self.settle_weights();
         self.set
     }
@@ -571,7 +613,7 @@ mod tests {
     }
 
     #[test]
-    fn merged_builders_add_up_the_weights_of_shared_worlds_and_shift_lineage_ids() {
+    fn merged_builders_add_up_the_weights_of_shared_worlds_and_keep_the_first_lineage_id() {
         let set = after_one_move();
         let (ws, ks) = (set.worlds(), set.keys());
         // Builder 0 holds worlds 0..3, builder 1 worlds 2..5 (2 shared), builder 2 worlds 4 and 6.
@@ -582,12 +624,12 @@ mod tests {
             }
             b
         };
-        let merged = WorldBuilder::merge(vec![fill(&[0, 1, 2]), fill(&[2, 3, 4]), fill(&[4, 6])], &[0, 10, 20]);
+        let merged = WorldBuilder::merge(vec![fill(&[0, 1, 2]), fill(&[2, 3, 4]), fill(&[4, 6])]);
         assert_eq!(merged.keys(), [ks[0], ks[1], ks[2], ks[3], ks[4], ks[6]]);
         assert_eq!(merged.weights(), [1.0, 2.0, 6.0, 4.0, 10.0, 7.0]);
-        assert_eq!(merged.nodes(), [0, 1, 2, 11, 12, 21]);
+        assert_eq!(merged.nodes(), [0, 1, 2, 1, 2, 1]);
         // One builder alone is its own set.
-        let single = WorldBuilder::merge(vec![fill(&[0, 1, 2])], &[0]);
+        let single = WorldBuilder::merge(vec![fill(&[0, 1, 2])]);
         assert_eq!(single.keys(), [ks[0], ks[1], ks[2]]);
         assert_eq!(single.weights(), [1.0, 2.0, 3.0]);
         assert_eq!(single.nodes(), [0, 1, 2]);

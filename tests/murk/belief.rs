@@ -627,6 +627,7 @@ fn eval_args(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: 
         hash: None,
         max_worlds: None,
         max_children: None,
+        gather: None,
         work_per_child: None,
         regen_budget: None,
         model: None,
@@ -682,20 +683,24 @@ fn a_small_belief_eval_run_beats_the_baseline_and_hands_out_consistent_worlds() 
 }
 
 /// A belief's worlds, checkpoints and lines of moves stay within a small `Hash` (its worlds are
-/// fewer, its lines compacted more often), and the worlds it hands out still replay. (Without the
-/// lines' bound, dark-chess held 1.1 MiB of 1.)
+/// fewer, its lines compacted more often), and the worlds it hands out still replay, also when
+/// its expansions gather twice the children they keep. (Without the lines' bound, dark-chess
+/// held 1.1 MiB of 1.)
 #[test]
 fn a_belief_stays_within_a_small_hash_and_its_worlds_still_replay() {
-    for (variant, hash_mib) in [(Variant::DarkChess, 1), (Variant::DarkCrazyhouse, 2)] {
+    for (variant, hash_mib, gather) in
+        [(Variant::DarkChess, 1, None), (Variant::DarkCrazyhouse, 2, None), (Variant::DarkChess, 1, Some(2.0))]
+    {
         let args = BeliefEvalArgs {
             hash: Some(hash_mib),
+            gather,
             ..eval_args(variant, SimplePlayer::Random, SimplePlayer::Random, 3, 1)
         };
         let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
-        assert!(stats.memory_max <= hash_mib << 20, "{variant}: {} bytes", stats.memory_max);
-        assert_eq!(stats.lineage_dropped, 0, "{variant}");
-        assert!(stats.checked.0 > 0, "{variant}: nothing replayed");
-        assert_eq!(stats.checked.0, stats.checked.1, "{variant}: handed-out worlds that do not replay");
+        assert!(stats.memory_max <= hash_mib << 20, "{variant} {gather:?}: {} bytes", stats.memory_max);
+        assert_eq!(stats.lineage_dropped, 0, "{variant} {gather:?}");
+        assert!(stats.checked.0 > 0, "{variant} {gather:?}: nothing replayed");
+        assert_eq!(stats.checked.0, stats.checked.1, "{variant} {gather:?}: handed-out worlds that do not replay");
     }
 }
 
