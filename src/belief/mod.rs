@@ -55,7 +55,7 @@ mod worlds;
 pub use keys::world_key;
 pub use marginals::{Content, SquareProbabilities};
 pub use model::OpponentModel;
-pub use worlds::{same_world, WorldSet};
+pub use worlds::{same_world, Keyed, Stored, WorldSet};
 
 use crate::core::Color;
 use crate::engine::{Event, InfoState};
