@@ -178,7 +178,7 @@ impl BeliefConfig {
     pub fn limits(&self) -> (usize, usize) {
         let budget = self.hash_bytes() - self.lineage_nodes() * NODE_BYTES;
         let samples = self.checkpoint_depth + DEEP_KEPT;
-        let per_child = 3 * WORLD_BYTES + ((self.gathered_per_child - 1.0).max(0.0) * GATHERED_BYTES as f64) as usize;
+        let per_child = 3 * WORLD_BYTES + ((self.gather() - 1.0) * GATHERED_BYTES as f64) as usize;
         let worlds = self.max_worlds.min(budget / (per_child + samples * WORLD_BYTES)).max(1);
         let children =
             self.max_children.min(budget.saturating_sub(samples * worlds * WORLD_BYTES) / per_child).max(worlds);
@@ -194,6 +194,11 @@ impl BeliefConfig {
         } else {
             0
         }
+    }
+
+    /// Children gathered per child kept: `gathered_per_child`, at least 1.
+    fn gather(&self) -> f64 {
+        self.gathered_per_child.max(1.0)
     }
 
     /// The `Hash` option in bytes.
@@ -507,7 +512,7 @@ impl Belief {
             &step,
             &self.set,
             first,
-            expand::Room { gathered: (cap as f64 * self.cfg.gathered_per_child.max(1.0)) as usize, kept: cap },
+            expand::Room { gathered: (cap as f64 * self.cfg.gather()) as usize, kept: cap },
             work,
             self.lineage.as_mut(),
             &mut self.rng,
