@@ -64,6 +64,10 @@ pub struct BeliefEvalArgs {
     /// Most work an opponent update may spend per child it may generate (default: the engine's).
     #[arg(long)]
     pub work_per_child: Option<u64>,
+    /// Most wall-clock milliseconds an opponent update spends gathering children (default 0: no
+    /// limit but the work, so that a run gives the same worlds on any machine).
+    #[arg(long)]
+    pub expand_ms: Option<u64>,
     /// Most moves a regeneration may look at before it falls back (default: the engine's).
     #[arg(long)]
     pub regen_budget: Option<usize>,
@@ -114,6 +118,9 @@ impl BeliefEvalArgs {
         }
         if let Some(n) = self.work_per_child {
             cfg.work_per_child = n;
+        }
+        if let Some(ms) = self.expand_ms {
+            cfg.expand_ms = ms;
         }
         if let Some(n) = self.regen_budget {
             cfg.regen_budget = n;

@@ -23,6 +23,7 @@ use crate::rules::Position;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
+use std::time::Instant;
 
 /// Sets smaller than this are expanded on one thread.
 const PARALLEL_MIN: usize = 4096;
@@ -36,6 +37,34 @@ const PREFETCH_AHEAD: usize = 4;
 const CAP_SLACK: usize = 64;
 /// Most rounds of parents one expansion takes (the heaviest, then lighter ones while room is left).
 const MAX_ROUNDS: usize = 4;
+/// Children an expansion gathers, past its deadline, before it stops: a sample this narrow is
+/// topped up from a checkpoint, but one that ends with no children at all is regenerated.
+const DEADLINE_FLOOR: usize = 1024;
+/// Parents a chunk expands between two looks at the clock.
+const CLOCK_EVERY: usize = 32;
+
+/// What an expansion may spend.
+#[derive(Clone, Copy, Debug)]
+pub struct Effort {
+    /// Most work units ([`Looked::work`](super::step::Looked::work)) for the rounds after the
+    /// first (which always runs, up to the deadline).
+    pub work: u64,
+    /// When the gathering stops, heaviest parents first, so the lightest are the ones left out
+    /// (once at least `DEADLINE_FLOOR` children are gathered); `None`: no deadline.
+    pub deadline: Option<Instant>,
+}
+
+impl Effort {
+    /// No bound at all.
+    pub fn unbounded() -> Effort {
+        Effort { work: u64::MAX, deadline: None }
+    }
+
+    /// True if the deadline has passed.
+    fn late(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
 
 /// A child gathered but not yet built: its parent's place in the parents' set and the move.
 #[derive(Clone, Copy, Debug)]
@@ -55,6 +84,8 @@ impl Stored for Recipe {}
 struct Chunk {
     builder: WorldBuilder<Recipe>,
     cut: bool,
+    /// True if the deadline stopped it before its last parent.
+    late: bool,
     likelihood: Likelihood,
     work: u64,
 }
@@ -91,13 +122,14 @@ impl ChildSink for ChunkSink<'_> {
     }
 }
 
-/// Expands the parents at `indices`, adding at most about `cap` new children.
+/// Expands the parents at `indices`, adding at most about `cap` new children, and stopping at
+/// `deadline` once it has `floor` children.
 fn expand_chunk(
     step: &OpponentStep,
     parents: &WorldSet,
     indices: &[usize],
-    cap: usize,
-    room: usize,
+    (cap, room, floor): (usize, usize, usize),
+    effort: Effort,
     seed: u64,
 ) -> Chunk {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -105,6 +137,10 @@ fn expand_chunk(
     let mut chunk = Chunk { builder: WorldBuilder::with_capacity(room), ..Chunk::default() };
     let mut remaining: f64 = indices.iter().map(|&i| parents.weights()[i]).sum();
     for (done, &i) in indices.iter().enumerate() {
+        if done % CLOCK_EVERY == 0 && chunk.builder.len() >= floor && effort.late() {
+            (chunk.cut, chunk.late) = (true, true);
+            break;
+        }
         // Parents come in weight order, scattered over memory: fetch a few ahead.
         if let Some(&ahead) = indices.get(done + PREFETCH_AHEAD) {
             prefetch(&parents.worlds()[ahead]);
@@ -157,16 +193,27 @@ struct Rounds {
     builders: Vec<WorldBuilder<Recipe>>,
     made: usize,
     cut: bool,
+    late: bool,
     likelihood: Likelihood,
     work: u64,
 }
 
 impl Rounds {
-    /// Expands the parents at `indices` in parallel chunks, adding at most about `cap` children.
-    fn expand(&mut self, step: &OpponentStep, parents: &WorldSet, indices: &[usize], cap: usize, rng: &mut impl Rng) {
+    /// Expands the parents at `indices` in parallel chunks, adding at most about `cap` children
+    /// (each chunk stopping at the deadline of `effort` once it holds its share of the floor).
+    fn expand(
+        &mut self,
+        step: &OpponentStep,
+        parents: &WorldSet,
+        indices: &[usize],
+        cap: usize,
+        effort: Effort,
+        rng: &mut impl Rng,
+    ) {
         let threads = if indices.len() >= PARALLEL_MIN { rayon::current_num_threads().clamp(1, 8) } else { 1 };
         let seeds: Vec<u64> = (0..threads).map(|_| rng.gen()).collect();
         let chunk_cap = cap.div_ceil(threads);
+        let floor = DEADLINE_FLOOR.saturating_sub(self.made).div_ceil(threads);
         let chunks: Vec<Chunk> = seeds
             .into_par_iter()
             .enumerate()
@@ -179,11 +226,12 @@ impl Rounds {
                 let (room, guess) =
                     if first { (cap + cap / CAP_SLACK, indices.len()) } else { (chunk_cap, chunk.len()) };
                 let room = room.min(guess * CHILDREN_GUESS);
-                expand_chunk(step, parents, &chunk, chunk_cap, room, seed)
+                expand_chunk(step, parents, &chunk, (chunk_cap, room, floor), effort, seed)
             })
             .collect();
         for chunk in chunks {
             self.cut |= chunk.cut;
+            self.late |= chunk.late;
             self.likelihood.uniform += chunk.likelihood.uniform;
             self.likelihood.greedy += chunk.likelihood.greedy;
             self.made += chunk.builder.len();
@@ -214,9 +262,9 @@ impl Room {
 /// chance): about `room.gathered` distinct ones at most, of which the heaviest `room.kept` are
 /// kept. At most `max_parents` of the heaviest parents are expanded first; while room is left,
 /// lighter ones follow, in rounds sized by the children per parent so far (an observation that
-/// refutes most children leaves room for many more parents), and while their work in all
-/// ([`Looked::work`](super::step::Looked::work)) stays within `work_budget` (the first round
-/// always runs). Lineage ids are extended in `lineage` if one is kept.
+/// refutes most children leaves room for many more parents), and while their work in all stays
+/// within `effort` (the first round always runs). With a deadline, parents always go heaviest
+/// first, so that when it passes the gathering stops leaving out the lightest. Lineage ids are extended in `lineage` if one is kept.
 ///
 /// Gathering more children than are kept ranks them by their whole weight, summed over every
 /// parent that reaches them, before the cut: a child reached from several parents (the same
@@ -227,15 +275,16 @@ pub fn expand(
     parents: &WorldSet,
     max_parents: usize,
     room: Room,
-    work_budget: u64,
+    effort: Effort,
     lineage: Option<&mut Lineage>,
     rng: &mut impl Rng,
 ) -> Expanded {
+    let work_budget = effort.work;
     let cap = room.gathered;
     let mut rounds = Rounds::default();
-    if parents.len() <= max_parents {
+    if parents.len() <= max_parents && effort.deadline.is_none() {
         let all: Vec<usize> = (0..parents.len()).collect();
-        rounds.expand(step, parents, &all, cap, rng);
+        rounds.expand(step, parents, &all, cap, effort, rng);
     } else {
         let mut order = BestFirst::new(parents, rng, |_, weight| weight);
         let mut batch = max_parents;
@@ -243,10 +292,10 @@ pub fn expand(
         for _ in 0..MAX_ROUNDS {
             let indices = order.next(batch);
             expanded += indices.len();
-            rounds.expand(step, parents, &indices, cap.saturating_sub(rounds.made), rng);
+            rounds.expand(step, parents, &indices, cap.saturating_sub(rounds.made), effort, rng);
             let room = cap.saturating_sub(rounds.made);
             let work_left = work_budget.saturating_sub(rounds.work);
-            if order.remaining() == 0 || room < cap / 16 || work_left < work_budget / 16 {
+            if order.remaining() == 0 || room < cap / 16 || work_left < work_budget / 16 || rounds.late {
                 break;
             }
             // Fill most of the room left at the rate seen so far, as far as the work left allows.
@@ -314,7 +363,7 @@ mod tests {
         assert_eq!(prev, obs.view, "the shared child's moves are hidden from White");
         let step = OpponentStep::new(&prev, &obs, OpponentModel::Uniform, 0.0);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let all = expand(&step, &parents, usize::MAX, Room::all(1_000), u64::MAX, None, &mut rng);
+        let all = expand(&step, &parents, usize::MAX, Room::all(1_000), Effort::unbounded(), None, &mut rng);
         assert!(!all.cut && all.set.len() > 30, "every hidden reply of every parent: {}", all.set.len());
         let at = all.set.find(&shared).expect("the shared child is a child");
         let heaviest = all.set.weights().iter().copied().fold(0.0, f64::max);
@@ -323,11 +372,87 @@ mod tests {
         for seed in 0..8 {
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
             let room = Room { gathered: 1_000, kept: 1 };
-            let one = expand(&step, &parents, usize::MAX, room, u64::MAX, None, &mut rng);
+            let one = expand(&step, &parents, usize::MAX, room, Effort::unbounded(), None, &mut rng);
             assert!(one.cut, "seed {seed}: children were left out");
             assert_eq!(one.set.len(), 1, "seed {seed}");
             assert_eq!(one.set.keys(), [world_key(&shared)], "seed {seed}");
             assert_eq!(one.set.weights(), [heaviest], "seed {seed}: weight summed over both parents");
+        }
+    }
+
+    /// A rank in FEN: pieces as they are, runs of empty squares ('.') as their length.
+    fn fen_row(cells: &[char; 8]) -> String {
+        let mut row = String::new();
+        for run in cells.chunk_by(|a, b| (*a == '.') == (*b == '.')) {
+            if run[0] == '.' {
+                row += &run.len().to_string();
+            } else {
+                row.extend(run);
+            }
+        }
+        row
+    }
+
+    /// 2,304 worlds alike in White's view, Black to move: White's army at home, Black's pawns on
+    /// their 7th or 6th rank and knights at home or out, none of it seen; lightest first.
+    fn parents_in_the_fog() -> WorldSet {
+        let mut builder = WorldBuilder::new();
+        let mut weight = 1.0;
+        for pawns in 0..256u32 {
+            for knights in 0..9 {
+                let mut ranks = [['.'; 8]; 3]; // ranks 8, 7 and 6
+                ranks[0] = ['r', '.', 'b', 'q', 'k', 'b', '.', 'r'];
+                for file in 0..8 {
+                    ranks[if pawns >> file & 1 == 1 { 2 } else { 1 }][file] = 'p';
+                }
+                for (i, (home, out)) in [(1, [0, 2]), (6, [5, 7])].into_iter().enumerate() {
+                    let at = [knights / 3, knights % 3][i];
+                    if at == 0 {
+                        ranks[0][home] = 'n';
+                    } else {
+                        ranks[2][out[at - 1]] = 'n';
+                    }
+                }
+                let fen = format!(
+                    "{}/{}/{}/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1",
+                    fen_row(&ranks[0]),
+                    fen_row(&ranks[1]),
+                    fen_row(&ranks[2])
+                );
+                let pos = Position::from_fen(Variant::DarkChess, &fen).expect("a legal FEN");
+                builder.add(world_key(&pos), pos, weight, || NO_NODE);
+                weight *= 1.01;
+            }
+        }
+        builder.finish()
+    }
+
+    #[test]
+    fn past_its_deadline_an_expansion_keeps_the_children_of_its_heaviest_parents() {
+        let parents = parents_in_the_fog();
+        assert_eq!(parents.len(), 2304);
+        let prev = View::of(&parents.worlds()[0], Color::White);
+        assert!(parents.worlds().iter().all(|w| View::of(w, Color::White) == prev), "the parents look alike");
+        let obs = Observation { view: prev.clone(), captured: None, try_armed: false };
+        let step = OpponentStep::new(&prev, &obs, OpponentModel::Uniform, 0.0);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+        let room = Room::all(1_000_000);
+        let all = expand(&step, &parents, usize::MAX, room, Effort::unbounded(), None, &mut rng);
+        assert!(!all.cut && all.set.len() > 20_000, "{} children", all.set.len());
+        let past = Effort { work: u64::MAX, deadline: Some(Instant::now()) };
+        let late = expand(&step, &parents, usize::MAX, room, past, None, &mut rng);
+        assert!(late.cut, "children were left out");
+        let n = late.set.len();
+        assert!((DEADLINE_FLOOR..all.set.len() / 4).contains(&n), "{n} children of {}", all.set.len());
+        // Heaviest parents first: the children kept hold far more of the weight than of the count.
+        let mass = |set: &WorldSet| set.weights().iter().sum::<f64>();
+        let (weight_share, count_share) = (mass(&late.set) / mass(&all.set), n as f64 / all.set.len() as f64);
+        assert!(
+            weight_share > 5.0 * count_share,
+            "{weight_share:.3} of the weight in {count_share:.3} of the children"
+        );
+        for (key, world) in late.set.keys().iter().zip(late.set.worlds()) {
+            assert!(all.set.find(world).is_some() && *key == world_key(world), "a child of no parent");
         }
     }
 

@@ -83,7 +83,7 @@ impl Belief {
                             &set,
                             usize::MAX,
                             expand::Room::all(cap),
-                            u64::MAX,
+                            expand::Effort::unbounded(),
                             self.lineage.as_mut(),
                             &mut self.rng,
                         );

@@ -62,25 +62,36 @@ impl MurkSearcher {
     }
 
     /// Brings the belief up to date, letting a regeneration look at a number of moves in
-    /// proportion to the move's time (a fixed-node search keeps the defaults, so it stays
+    /// proportion to the move's time and an opponent ply gather children for at most a quarter
+    /// of it (a fixed-node search keeps the default sizes and no deadline, so it stays
     /// deterministic); returns the belief's size and anything the user should be told.
     fn update_belief(&mut self, info: &InfoState, budget: &Budget) -> (usize, Option<String>) {
-        let cfg = self.belief_config();
-        let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg));
         let defaults = BeliefConfig::default();
-        let (regen, rejuvenate, children) = match budget.soft.or(budget.hard) {
+        let (regen, rejuvenate, children, expand_ms) = match budget.soft.or(budget.hard) {
             Some(time) => {
                 let ms = time.as_millis() as usize;
                 (
                     (ms * REGEN_MOVES_PER_MS).clamp(20_000, defaults.regen_budget),
                     (ms * 200).clamp(5_000, defaults.rejuvenate_budget),
                     (ms * CHILDREN_PER_MS).clamp(5_000, defaults.max_children),
+                    (ms as u64 / 4).max(1),
                 )
             }
-            None => (defaults.regen_budget, defaults.rejuvenate_budget, defaults.max_children),
+            None => (defaults.regen_budget, defaults.rejuvenate_budget, defaults.max_children, 0),
         };
-        belief.set_work_budgets(regen, rejuvenate);
         let worlds = children * defaults.max_worlds / defaults.max_children;
+        // A new belief starts with these too: its first update may already expand.
+        let cfg = BeliefConfig {
+            regen_budget: regen,
+            rejuvenate_budget: rejuvenate,
+            max_worlds: worlds.max(1),
+            max_children: children.max(worlds),
+            expand_ms,
+            ..self.belief_config()
+        };
+        let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg));
+        belief.set_work_budgets(regen, rejuvenate);
+        belief.set_expand_ms(expand_ms);
         belief.set_size_limits(worlds, children);
         let note = belief.update(info).info_string();
         (belief.len(), note)
@@ -271,5 +282,37 @@ impl RootState<'_> {
             pv,
             ..SearchInfo::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Color, Variant};
+
+    /// The belief's limits after an update under `budget`.
+    fn belief_limits_under(budget: Budget) -> BeliefConfig {
+        let config = SearchConfig {
+            variant: Variant::DarkChess,
+            side: Color::White,
+            seed: 1,
+            threads: 1,
+            hash_mib: 64,
+            mode: Mode::Pimc,
+        };
+        let mut searcher = MurkSearcher::new(&config, SearchParams::default());
+        let info = InfoState::new(Position::start(Variant::DarkChess), Color::White);
+        searcher.update_belief(&info, &budget);
+        searcher.belief.expect("a belief after an update").config().clone()
+    }
+
+    #[test]
+    fn the_belief_gathers_children_for_a_quarter_of_a_timed_move_and_without_a_clock_when_bounded_by_nodes() {
+        let timed = belief_limits_under(Budget { soft: Some(Duration::from_millis(100)), ..Budget::UNBOUNDED });
+        assert_eq!(timed.expand_ms, 25);
+        assert_eq!(timed.max_children, 100 * CHILDREN_PER_MS);
+        let counted = belief_limits_under(Budget { nodes: Some(1_000), ..Budget::UNBOUNDED });
+        assert_eq!(counted.expand_ms, 0, "a search bounded by nodes stays deterministic");
+        assert_eq!(counted.max_children, BeliefConfig::default().max_children);
     }
 }

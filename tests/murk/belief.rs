@@ -13,13 +13,14 @@ use murk::view::{Observation, View};
 use std::collections::HashMap;
 
 /// A belief configuration that keeps every world (for histories short enough to enumerate), with
-/// the uniform opponent model the brute force weighs by.
+/// the uniform opponent model the brute force weighs by, and no deadline (tests run side by side).
 fn unlimited() -> BeliefConfig {
     BeliefConfig {
         model: OpponentModel::Uniform,
         max_worlds: 1 << 20,
         max_children: 1 << 22,
         hash_mib: 4096,
+        expand_ms: 0,
         lineage: true,
         ..BeliefConfig::default()
     }
@@ -615,6 +616,18 @@ fn a_lost_belief_gets_back_onto_the_whole_history_once_it_can() {
     assert!(by_replay >= 3, "only {by_replay} got back by replaying from the checkpoints");
 }
 
+/// [`eval_args`] without the deadline on gathering children, so that the games' beliefs are the
+/// same on any machine, however busy (the tests that replay a known game need them so).
+fn replayable_eval_args(
+    variant: Variant,
+    white: SimplePlayer,
+    black: SimplePlayer,
+    games: usize,
+    seed: u64,
+) -> BeliefEvalArgs {
+    BeliefEvalArgs { expand_ms: Some(0), ..eval_args(variant, white, black, games, seed) }
+}
+
 /// `belief-eval`'s default settings for `games` games from seed `seed`, every world replayed.
 fn eval_args(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: usize, seed: u64) -> BeliefEvalArgs {
     BeliefEvalArgs {
@@ -629,6 +642,7 @@ fn eval_args(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: 
         max_children: None,
         gather: None,
         work_per_child: None,
+        expand_ms: None,
         regen_budget: None,
         model: None,
         truncate: None,
@@ -694,7 +708,7 @@ fn a_belief_stays_within_a_small_hash_and_its_worlds_still_replay() {
         let args = BeliefEvalArgs {
             hash: Some(hash_mib),
             gather,
-            ..eval_args(variant, SimplePlayer::Random, SimplePlayer::Random, 3, 1)
+            ..replayable_eval_args(variant, SimplePlayer::Random, SimplePlayer::Random, 3, 1)
         };
         let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
         assert!(stats.memory_max <= hash_mib << 20, "{variant} {gather:?}: {} bytes", stats.memory_max);
@@ -704,6 +718,25 @@ fn a_belief_stays_within_a_small_hash_and_its_worlds_still_replay() {
     }
 }
 
+/// A deadline that stops most large expansions early (1 ms) leaves the beliefs narrower, but
+/// every world they hand out still replays through the whole history.
+#[test]
+fn a_belief_whose_expansions_run_out_of_time_still_hands_out_worlds_that_replay() {
+    let run = |expand_ms| {
+        let args = BeliefEvalArgs {
+            expand_ms: Some(expand_ms),
+            ..eval_args(Variant::DarkChess, SimplePlayer::Random, SimplePlayer::Random, 2, 1)
+        };
+        eval::run(&args, &mut Vec::new()).expect("belief-eval runs")
+    };
+    let (hurried, unhurried) = (run(1), run(0));
+    assert_eq!(hurried.plies, unhurried.plies, "the same games");
+    assert!(hurried.worlds < unhurried.worlds, "{} worlds held against {}", hurried.worlds, unhurried.worlds);
+    assert!(hurried.checked.0 > 0, "nothing replayed");
+    assert_eq!(hurried.checked.0, hurried.checked.1, "handed-out worlds that do not replay");
+    assert_eq!(hurried.rule_misses, 0);
+}
+
 /// With `Hash` at 1 MiB, the lines of the worlds held in dark-crazyhouse random-vs-random game 3
 /// outgrow their eighth of it even compacted: the belief gives them up, says so, stays within
 /// `Hash` and plays the game out.
@@ -711,7 +744,7 @@ fn a_belief_stays_within_a_small_hash_and_its_worlds_still_replay() {
 fn a_belief_whose_lines_outgrow_their_share_gives_them_up_and_plays_on() {
     let args = BeliefEvalArgs {
         hash: Some(1),
-        ..eval_args(Variant::DarkCrazyhouse, SimplePlayer::Random, SimplePlayer::Random, 1, 3)
+        ..replayable_eval_args(Variant::DarkCrazyhouse, SimplePlayer::Random, SimplePlayer::Random, 1, 3)
     };
     let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
     assert_eq!(stats.lineage_dropped, 1);
@@ -744,7 +777,7 @@ fn rerouting_with_edits_saves_a_crazyhouse_belief_no_choice_of_pieces_can() {
 /// Plays the one game `seed` as `belief-eval` does and checks that its beliefs ran dry but never
 /// fell back, and that every world they handed out replays.
 fn assert_regenerated_without_fallback(variant: Variant, white: SimplePlayer, black: SimplePlayer, seed: u64) {
-    let args = eval_args(variant, white, black, 1, seed);
+    let args = replayable_eval_args(variant, white, black, 1, seed);
     let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
     assert!(stats.regenerated > 0, "the game's beliefs never ran dry");
     assert_eq!(stats.lost, 0, "fell back");
