@@ -123,7 +123,7 @@ impl ChildSink for ChunkSink<'_> {
 }
 
 /// Expands the parents at `indices`, adding at most about `cap` new children, and stopping at
-/// `deadline` once it has `floor` children.
+/// the deadline of `effort` once it has `floor` children.
 fn expand_chunk(
     step: &OpponentStep,
     parents: &WorldSet,
@@ -264,7 +264,8 @@ impl Room {
 /// lighter ones follow, in rounds sized by the children per parent so far (an observation that
 /// refutes most children leaves room for many more parents), and while their work in all stays
 /// within `effort` (the first round always runs). With a deadline, parents always go heaviest
-/// first, so that when it passes the gathering stops leaving out the lightest. Lineage ids are extended in `lineage` if one is kept.
+/// first, so that when it passes the gathering stops leaving out the lightest. Lineage ids are
+/// extended in `lineage` if one is kept.
 ///
 /// Gathering more children than are kept ranks them by their whole weight, summed over every
 /// parent that reaches them, before the cut: a child reached from several parents (the same

@@ -386,25 +386,17 @@ impl Belief {
         &self.cfg
     }
 
-    /// Sets how many moves a regeneration (and a rejuvenation) may look at from now on, so that
-    /// a caller with little time per move bounds the work of the next updates.
-    pub fn set_work_budgets(&mut self, regen: usize, rejuvenate: usize) {
-        self.cfg.regen_budget = regen;
-        self.cfg.rejuvenate_budget = rejuvenate;
-    }
-
-    /// Sets the most worlds an opponent ply is expanded from and the most children it may make,
-    /// from the next update on (a caller with little time per move keeps the updates short).
-    pub fn set_size_limits(&mut self, max_worlds: usize, max_children: usize) {
-        self.cfg.max_worlds = max_worlds.max(1);
-        self.cfg.max_children = max_children.max(self.cfg.max_worlds);
-    }
-
-    /// Sets the most wall-clock milliseconds an opponent ply may spend gathering children from
-    /// the next update on (0: no limit but the work, for a run that gives the same worlds on any
-    /// machine).
-    pub fn set_expand_ms(&mut self, ms: u64) {
-        self.cfg.expand_ms = ms;
+    /// Takes the work and size limits of `limits` from the next update on, so that a caller with
+    /// little time per move keeps the updates short: how many moves a regeneration and a top-up
+    /// may look at, the sample size and the most children (at least one world, and as many
+    /// children), and the expansion's deadline. The memory budget, model, seed and the rest stay
+    /// as they were.
+    pub fn set_limits(&mut self, limits: &BeliefConfig) {
+        self.cfg.regen_budget = limits.regen_budget;
+        self.cfg.rejuvenate_budget = limits.rejuvenate_budget;
+        self.cfg.max_worlds = limits.max_worlds.max(1);
+        self.cfg.max_children = limits.max_children.max(self.cfg.max_worlds);
+        self.cfg.expand_ms = limits.expand_ms;
     }
 
     /// Number of distinct worlds held.

@@ -79,20 +79,18 @@ impl MurkSearcher {
             }
             None => (defaults.regen_budget, defaults.rejuvenate_budget, defaults.max_children, 0),
         };
-        let worlds = children * defaults.max_worlds / defaults.max_children;
-        // A new belief starts with these too: its first update may already expand.
         let cfg = BeliefConfig {
             regen_budget: regen,
             rejuvenate_budget: rejuvenate,
-            max_worlds: worlds.max(1),
-            max_children: children.max(worlds),
+            max_worlds: children * defaults.max_worlds / defaults.max_children,
+            max_children: children,
             expand_ms,
             ..self.belief_config()
         };
-        let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg));
-        belief.set_work_budgets(regen, rejuvenate);
-        belief.set_expand_ms(expand_ms);
-        belief.set_size_limits(worlds, children);
+        // A new belief starts with these limits (its first update may already expand), a
+        // running one takes them for this move.
+        let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg.clone()));
+        belief.set_limits(&cfg);
         let note = belief.update(info).info_string();
         (belief.len(), note)
     }

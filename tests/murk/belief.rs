@@ -580,6 +580,13 @@ fn a_lost_belief_gets_back_onto_the_whole_history_once_it_can() {
         lineage: true,
         ..BeliefConfig::default()
     };
+    let roomy_cfg = BeliefConfig {
+        max_worlds: 25_000,
+        max_children: 120_000,
+        regen_budget: 20_000_000,
+        rejuvenate_budget: 100_000,
+        ..cfg.clone()
+    };
     let mut rng = crate::support::rng(9);
     let (mut lost, mut back, mut by_replay) = (0, 0, 0);
     for variant in Variant::ALL {
@@ -604,8 +611,7 @@ fn a_lost_belief_gets_back_onto_the_whole_history_once_it_can() {
                     }
                     if belief.lost() > 0 && !roomy[c] {
                         lost += 1;
-                        belief.set_work_budgets(20_000_000, 100_000);
-                        belief.set_size_limits(25_000, 120_000);
+                        belief.set_limits(&roomy_cfg);
                         roomy[c] = true;
                     }
                 }
