@@ -84,21 +84,22 @@ fn own_child_shown(
 /// The worlds of `set` after the engine's own move `mv` that reproduce the observation `obs`
 /// (the view computed once per group of worlds alike around it, see [`ViewCheck`]).
 pub fn after_own_move(set: &WorldSet, side: Color, mv: Move, obs: &Observation) -> WorldSet {
-    set.filter_map_with(
+    set.filter_remake(
         || ViewCheck::new(&obs.view),
         |check, w, key| {
             if goes_on(w) {
-                own_child_shown(w, key, side, mv, obs, |child| check.shows(child))
+                own_child_shown(w, key, side, mv, obs, |child| check.shows(child)).map(|(_, key)| key)
             } else {
                 None
             }
         },
+        |w| played(w, mv).0,
     )
 }
 
 /// The worlds of `set` with an enemy piece on `square`, where the engine's drop bounced.
 pub fn after_bounce(set: &WorldSet, side: Color, square: Square) -> WorldSet {
-    set.filter_map(|w, key| (goes_on(w) && w.by_color(side.opponent()).contains(square)).then(|| (w.clone(), key)))
+    set.filter_remake(|| (), |_, w, key| (goes_on(w) && w.by_color(side.opponent()).contains(square)).then_some(key), Position::clone)
 }
 
 /// Where the children of a world go.

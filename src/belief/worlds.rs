@@ -181,34 +181,32 @@ impl<T: Stored> Keyed<T> {
         }
     }
 
-    /// The set of `f(world, key)` over the worlds (a new world and key each, with the weight and
-    /// lineage of the old), dropping those for which it returns `None`. Large sets are mapped in
-    /// parallel.
-    pub fn filter_map(&self, f: impl Fn(&T, u64) -> Option<(T, u64)> + Sync) -> Keyed<T> {
-        self.filter_map_with(|| (), |_, w, key| f(w, key))
-    }
-
-    /// [`Keyed::filter_map`] with a scratch value made by `init` for each thread (a cache).
-    pub fn filter_map_with<S>(
+    /// The worlds `keep` accepts (it returns the new key, with a scratch value made by `init`
+    /// for each thread), each made anew by `make`, with the weights and lineage ids of the old.
+    /// Only the kept worlds are written, straight into the new set (a filter that built every
+    /// world into a buffer first spent a third of a large own-move update copying them).
+    pub fn filter_remake<S>(
         &self,
         init: impl Fn() -> S + Sync,
-        f: impl Fn(&mut S, &T, u64) -> Option<(T, u64)> + Sync,
+        keep: impl Fn(&mut S, &T, u64) -> Option<u64> + Sync,
+        make: impl Fn(&T) -> T + Sync + Send,
     ) -> Keyed<T> {
-        let map = |scratch: &mut S, i: usize| f(scratch, &self.worlds[i], self.keys[i]).map(|(w, k)| (i, w, k));
-        // One slot per world (an exact-size collect, nothing regrown), the kept ones then moved.
-        let mapped: Vec<Option<(usize, T, u64)>> = if self.len() >= PARALLEL_MIN {
-            (0..self.len()).into_par_iter().map_init(&init, map).collect()
+        let test = |scratch: &mut S, i: usize| keep(scratch, &self.worlds[i], self.keys[i]).map(|k| (i as u32, k));
+        let kept: Vec<(u32, u64)> = if self.len() >= PARALLEL_MIN {
+            (0..self.len()).into_par_iter().map_init(&init, test).flatten_iter().collect()
         } else {
             let mut scratch = init();
-            (0..self.len()).map(|i| map(&mut scratch, i)).collect()
+            (0..self.len()).filter_map(|i| test(&mut scratch, i)).collect()
         };
-        let mut out = Keyed::with_capacity(mapped.iter().flatten().count());
-        for (i, world, key) in mapped.into_iter().flatten() {
-            out.worlds.push(world);
-            out.keys.push(key);
-            out.weights.push(self.weights[i]);
-            out.nodes.push(self.nodes[i]);
+        let mut out = Keyed::with_capacity(kept.len());
+        if kept.len() >= PARALLEL_MIN {
+            out.worlds.par_extend(kept.par_iter().map(|&(i, _)| make(&self.worlds[i as usize])));
+        } else {
+            out.worlds.extend(kept.iter().map(|&(i, _)| make(&self.worlds[i as usize])));
         }
+        out.keys.extend(kept.iter().map(|&(_, k)| k));
+        out.weights.extend(kept.iter().map(|&(i, _)| self.weights[i as usize]));
+        out.nodes.extend(kept.iter().map(|&(i, _)| self.nodes[i as usize]));
         out
     }
 
