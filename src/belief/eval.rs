@@ -68,6 +68,10 @@ pub struct BeliefEvalArgs {
     /// limit but the work, so that a run gives the same worlds on any machine).
     #[arg(long)]
     pub expand_ms: Option<u64>,
+    /// The share of an opponent update's work it spends at once, leaving the rest of its parents
+    /// to the next update (default: the engine's).
+    #[arg(long)]
+    pub work_now_share: Option<f64>,
     /// Most moves a regeneration may look at before it falls back (default: the engine's).
     #[arg(long)]
     pub regen_budget: Option<usize>,
@@ -121,6 +125,9 @@ impl BeliefEvalArgs {
         }
         if let Some(ms) = self.expand_ms {
             cfg.expand_ms = ms;
+        }
+        if let Some(share) = self.work_now_share {
+            cfg.work_now_share = share;
         }
         if let Some(n) = self.regen_budget {
             cfg.regen_budget = n;
@@ -389,7 +396,7 @@ pub fn run(args: &BeliefEvalArgs, out: &mut impl Write) -> Result<EvalStats> {
     let n = stats.support.0.max(1) as f64;
     writeln!(
         out,
-        "belief-eval detail exact={:.4} mean_worlds={:.1} truth_drops={} miss_run_mean={:.1} miss_run_max={} regenerated={} checked_worlds={} update_ms_max={:.1} memory_mib_max={:.1} lineage_dropped={} rule_misses={} lost_games={}",
+        "belief-eval detail exact={:.4} mean_worlds={:.1} truth_drops={} miss_run_mean={:.1} miss_run_max={} regenerated={} checked_worlds={} update_ms_max={:.1} update_ms_total={:.0} memory_mib_max={:.1} lineage_dropped={} rule_misses={} lost_games={}",
         stats.exact as f64 / n,
         stats.worlds as f64 / n,
         stats.miss_runs.len(),
@@ -398,6 +405,7 @@ pub fn run(args: &BeliefEvalArgs, out: &mut impl Write) -> Result<EvalStats> {
         stats.regenerated,
         stats.checked.0,
         stats.update_quantile(1.0),
+        stats.update_ms.iter().sum::<f64>(),
         stats.memory_max as f64 / f64::from(1 << 20),
         stats.lineage_dropped,
         stats.rule_misses,

@@ -99,7 +99,11 @@ pub fn after_own_move(set: &WorldSet, side: Color, mv: Move, obs: &Observation) 
 
 /// The worlds of `set` with an enemy piece on `square`, where the engine's drop bounced.
 pub fn after_bounce(set: &WorldSet, side: Color, square: Square) -> WorldSet {
-    set.filter_remake(|| (), |_, w, key| (goes_on(w) && w.by_color(side.opponent()).contains(square)).then_some(key), Position::clone)
+    set.filter_remake(
+        || (),
+        |_, w, key| (goes_on(w) && w.by_color(side.opponent()).contains(square)).then_some(key),
+        Position::clone,
+    )
 }
 
 /// Where the children of a world go.

@@ -251,6 +251,34 @@ impl<T: Stored> Keyed<T> {
         out
     }
 
+    /// The worlds at `indices` (distinct, in any order), with their weights, in index order.
+    pub fn subset(&self, indices: &[usize]) -> Keyed<T> {
+        let mut sorted = indices.to_vec();
+        sorted.sort_unstable();
+        self.select(&sorted, |at, _| self.weights[at])
+    }
+
+    /// Adds the worlds of `other`, their weights times `scale`: a world this set holds gains
+    /// its weight, a new one is appended. Returns how many were new.
+    pub fn merge_in(&mut self, other: Keyed<T>, scale: f64) -> usize {
+        let mut at: WordMap<u64, usize> = other.keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        for (key, weight) in self.keys.iter().zip(self.weights.iter_mut()) {
+            if let Some(i) = at.remove(key) {
+                *weight += other.weights[i] * scale;
+            }
+        }
+        let mut fresh: Vec<usize> = at.into_values().collect();
+        fresh.sort_unstable();
+        self.reserve(fresh.len());
+        for &i in &fresh {
+            self.worlds.push(other.worlds[i].clone());
+            self.keys.push(other.keys[i]);
+            self.weights.push(other.weights[i] * scale);
+            self.nodes.push(other.nodes[i]);
+        }
+        fresh.len()
+    }
+
     /// Shrinks the set to at most `n` distinct worlds by systematic resampling; a world drawn
     /// `k` times gets weight `k / n`. Returns true if anything was dropped.
     pub fn resample(&mut self, n: usize, rng: &mut impl Rng) -> bool {

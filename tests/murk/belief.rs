@@ -234,6 +234,36 @@ fn an_expansion_takes_the_lighter_parents_only_while_work_is_left() {
 }
 
 #[test]
+fn parents_left_for_the_next_update_complete_the_exact_set_there() {
+    // Almost no work at once: an opponent ply expands a parent or two and leaves the rest for
+    // the next update, which adds their children (with the weights they would have had) before
+    // applying its own event. What is held in between is a part of the consistent set; after,
+    // all of it, exact again.
+    let cfg = BeliefConfig { min_worlds: 1, ..unlimited() };
+    let work = cfg.limits().1 as f64 * cfg.work_per_child as f64;
+    let cfg = BeliefConfig { work_now_share: 1.5 / work, ..cfg };
+    let (mut partial, mut completed) = (0, 0);
+    let compared = against_brute_force(&cfg, 1000..1006, 14, |what, belief, report, truth| {
+        if report.deferred_parents > 0 && report.deferred_children == 0 {
+            assert!(!belief.is_exact() && belief.len() < truth.len(), "{what}: {} of {}", belief.len(), truth.len());
+            for world in belief.worlds().worlds() {
+                assert!(truth.contains_key(&key(world)), "{what}: a world the brute force does not hold");
+            }
+            partial += 1;
+        } else {
+            completed += (report.deferred_children > 0) as usize;
+            assert_same_worlds(belief, truth, what);
+        }
+        truth.len() > 1
+    });
+    assert!(compared > 100, "only {compared} belief states compared");
+    assert!(
+        partial > 20 && completed > 20,
+        "{partial} states left parents for later, {completed} added their children"
+    );
+}
+
+#[test]
 fn a_cut_belief_gets_back_to_the_exact_set_when_observations_allow() {
     // Tiny samples, so that sets are cut while they are still small enough to enumerate; a
     // resync budget that lets them come back.
@@ -649,6 +679,7 @@ fn eval_args(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: 
         gather: None,
         work_per_child: None,
         expand_ms: None,
+        work_now_share: None,
         regen_budget: None,
         model: None,
         truncate: None,
