@@ -411,14 +411,7 @@ impl Belief {
         }
         let mut report = UpdateReport::default();
         for event in &info.events()[self.history.len()..] {
-            if let Some(scale) = self.deferred.as_ref().map(|d| d.scale) {
-                let mut set = std::mem::take(&mut self.set);
-                let (added, complete) = self.expand_deferred(&mut set, scale);
-                report.deferred_children += added;
-                self.exact |= complete;
-                set.normalize();
-                self.set = set;
-            }
+            self.finish_deferred(&mut report);
             self.history.push(event.clone());
             self.apply(&mut report);
             report.events += 1;
@@ -612,6 +605,18 @@ impl Belief {
             report.sampled = true;
         }
         children
+    }
+
+    /// Expands the parents the latest opponent ply left for later, if any, and merges their
+    /// children into the set.
+    fn finish_deferred(&mut self, report: &mut UpdateReport) {
+        let Some(scale) = self.deferred.as_ref().map(|d| d.scale) else { return };
+        let mut set = std::mem::take(&mut self.set);
+        let (added, complete) = self.expand_deferred(&mut set, scale);
+        report.deferred_children += added;
+        self.exact |= complete;
+        set.normalize();
+        self.set = set;
     }
 
     /// The expansion's deadline, if it has one (`expand_ms`).
@@ -911,7 +916,7 @@ impl Belief {
         report.rejuvenated += added;
     }
 
-    /// Memory in use, in bytes (worlds, checkpoints and lineage).
+    /// Memory in use, in bytes (worlds, parents left for later, checkpoints and lineage).
     pub fn bytes(&self) -> usize {
         self.set.bytes()
             + self.deferred.as_ref().map_or(0, |d| d.parents.bytes())
