@@ -262,21 +262,24 @@ impl<T: Stored> Keyed<T> {
     /// its weight, a new one is appended. Returns how many were new.
     pub fn merge_in(&mut self, other: Keyed<T>, scale: f64) -> usize {
         let mut at: WordMap<u64, usize> = other.keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        let mut fresh = vec![true; other.len()];
         for (key, weight) in self.keys.iter().zip(self.weights.iter_mut()) {
             if let Some(i) = at.remove(key) {
                 *weight += other.weights[i] * scale;
+                fresh[i] = false;
             }
         }
-        let mut fresh: Vec<usize> = at.into_values().collect();
-        fresh.sort_unstable();
-        self.reserve(fresh.len());
-        for &i in &fresh {
-            self.worlds.push(other.worlds[i].clone());
-            self.keys.push(other.keys[i]);
-            self.weights.push(other.weights[i] * scale);
-            self.nodes.push(other.nodes[i]);
+        let added = at.len();
+        self.reserve(added);
+        let Keyed { worlds, keys, weights, nodes } = other;
+        let items = worlds.into_iter().zip(keys).zip(weights).zip(nodes).zip(fresh);
+        for ((((world, key), weight), node), _) in items.filter(|&(_, new)| new) {
+            self.worlds.push(world);
+            self.keys.push(key);
+            self.weights.push(weight * scale);
+            self.nodes.push(node);
         }
-        fresh.len()
+        added
     }
 
     /// Shrinks the set to at most `n` distinct worlds by systematic resampling; a world drawn
