@@ -75,6 +75,9 @@ pub struct BeliefEvalArgs {
     /// Most moves a regeneration may look at before it falls back (default: the engine's).
     #[arg(long)]
     pub regen_budget: Option<usize>,
+    /// Never give a narrow sample a replay from the older checkpoints (the engine does).
+    #[arg(long)]
+    pub no_narrow_replay: bool,
     /// Opponent model: uniform, adaptive, or capture-bias:BIAS (a number) (default: the engine's).
     #[arg(long, value_parser = parse_model)]
     pub model: Option<OpponentModel>,
@@ -132,6 +135,7 @@ impl BeliefEvalArgs {
         if let Some(n) = self.regen_budget {
             cfg.regen_budget = n;
         }
+        cfg.narrow_replay = !self.no_narrow_replay;
         match self.truncate.as_deref() {
             Some("systematic") => cfg.truncation = Truncation::Systematic,
             Some("heaviest") => cfg.truncation = Truncation::Heaviest,
