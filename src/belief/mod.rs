@@ -141,6 +141,8 @@ pub struct BeliefConfig {
     /// dark-crazyhouse and 60 dark-chess r-r games, without / with: truth_in_support 0.9362 /
     /// 0.9395 and 0.9701 / 0.9764, update p99 47.3 / 47.6 and 43.4 / 42.6 ms, all updates' time
     /// 54 / 66 and 54 / 67 s; and two dark-crazyhouse r-r games of 1,000 no longer fall back.
+    /// Over 1,000 games each replay's few hundred ms show in the tail: dark-crazyhouse r-r update
+    /// p99 51.7 -> 60.5 ms, and dark-chess r-r game 482 now falls back (see README).
     pub narrow_replay: bool,
     /// Most moves a top-up may look at.
     pub rejuvenate_budget: usize,
@@ -841,13 +843,7 @@ impl Belief {
             self.reanchor_wait -= 1;
             return;
         }
-        let deep = std::mem::take(&mut self.deep_checkpoints);
-        let exact = self.exact_checkpoint.take();
-        let older = self.older_sources(&deep, exact.as_ref(), true);
-        let mut budget = self.cfg.regen_budget / 2;
-        let most = self.cfg.limits().1;
-        let found = self.replay_older(&older, most, &mut budget);
-        (self.deep_checkpoints, self.exact_checkpoint) = (deep, exact);
+        let found = self.replay_anchored(self.cfg.regen_budget / 2, self.cfg.limits().1);
         match found {
             Some((set, _, exact)) => {
                 // Back on the whole history: the recent checkpoints were made up.
@@ -956,14 +952,19 @@ impl Belief {
     /// starts from checkpoints as narrow: two dark-crazyhouse r-r games of 1,000 (seeds 156 and
     /// 618) fell back after 26-31 s of regeneration so, and with this replay neither did.
     fn narrow_replay(&mut self) -> usize {
+        let found = self.replay_anchored(self.cfg.regen_budget / 8, self.cfg.limits().0 / 4);
+        found.map_or(0, |(set, _, _)| self.set.absorb(set))
+    }
+
+    /// [`Belief::replay_older`] from the anchored deep checkpoints and the last exact set, within
+    /// `budget` moves and at most `most` worlds per level.
+    fn replay_anchored(&mut self, mut budget: usize, most: usize) -> Option<(WorldSet, bool, bool)> {
         let deep = std::mem::take(&mut self.deep_checkpoints);
         let exact = self.exact_checkpoint.take();
         let older = self.older_sources(&deep, exact.as_ref(), true);
-        let mut budget = self.cfg.regen_budget / 8;
-        let most = self.cfg.limits().0 / 4;
         let found = self.replay_older(&older, most, &mut budget);
         (self.deep_checkpoints, self.exact_checkpoint) = (deep, exact);
-        found.map_or(0, |(set, _, _)| self.set.absorb(set))
+        found
     }
 
     /// Memory in use, in bytes (worlds, parents left for later, checkpoints and lineage).
