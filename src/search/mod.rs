@@ -9,6 +9,8 @@ pub mod root;
 pub mod searcher;
 pub mod sim;
 pub mod tree;
+pub mod worlds;
 
 pub use driver::Mode;
 pub use searcher::{MurkSearcher, SearchParams};
+pub use worlds::WorldSource;

@@ -4,9 +4,10 @@
 use super::driver::{self, Mode, Unit};
 use super::root;
 use super::tree::Tree;
-use crate::belief::{world_key, Belief, BeliefConfig};
+use super::worlds::WorldSource;
+use crate::belief::world_key;
 use crate::core::{Move, Role};
-use crate::engine::limits::{Budget, Limits, SearchClock};
+use crate::engine::limits::{Limits, SearchClock};
 use crate::engine::searcher::{SearchConfig, SearchInfo, Searcher};
 use crate::engine::InfoState;
 use crate::rules::Position;
@@ -40,7 +41,7 @@ impl Default for SearchParams {
 pub struct MurkSearcher {
     config: SearchConfig,
     params: SearchParams,
-    belief: Option<Belief>,
+    worlds: WorldSource,
     pool: rayon::ThreadPool,
     /// Subtrees of the last search, keyed by the world they start from (PIMC).
     reuse: HashMap<u64, Tree>,
@@ -53,73 +54,11 @@ impl MurkSearcher {
             .num_threads(config.threads.max(1))
             .build()
             .expect("a thread pool can be built");
-        MurkSearcher { config: *config, params, belief: None, pool, reuse: HashMap::new() }
-    }
-
-    /// Half of `Hash` goes to the belief, half to the trees.
-    fn belief_config(&self) -> BeliefConfig {
-        BeliefConfig { hash_mib: (self.config.hash_mib / 2).max(1), seed: self.config.seed, ..BeliefConfig::default() }
-    }
-
-    /// Brings the belief up to date, letting a regeneration look at a number of moves in
-    /// proportion to the move's time and an opponent ply gather children for at most a quarter
-    /// of it (a fixed-node search keeps the default sizes and no deadline, so it stays
-    /// deterministic); returns the belief's size and anything the user should be told.
-    fn update_belief(&mut self, info: &InfoState, budget: &Budget) -> (usize, Option<String>) {
-        let defaults = BeliefConfig::default();
-        let (regen, rejuvenate, children, expand_ms) = match budget.soft.or(budget.hard) {
-            Some(time) => {
-                let ms = time.as_millis() as usize;
-                (
-                    (ms * REGEN_MOVES_PER_MS).clamp(20_000, defaults.regen_budget),
-                    (ms * 200).clamp(5_000, defaults.rejuvenate_budget),
-                    (ms * CHILDREN_PER_MS).clamp(5_000, defaults.max_children),
-                    (ms as u64 / 4).max(1),
-                )
-            }
-            None => (defaults.regen_budget, defaults.rejuvenate_budget, defaults.max_children, 0),
-        };
-        let cfg = BeliefConfig {
-            regen_budget: regen,
-            rejuvenate_budget: rejuvenate,
-            max_worlds: children * defaults.max_worlds / defaults.max_children,
-            max_children: children,
-            expand_ms,
-            ..self.belief_config()
-        };
-        // A new belief starts with these limits (its first update may already expand), a
-        // running one takes them for this move.
-        let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg.clone()));
-        belief.set_limits(&cfg);
-        let note = belief.update(info).info_string();
-        (belief.len(), note)
-    }
-
-    /// `n` worlds drawn from the belief, identical ones merged with their counts as weights.
-    fn draw_worlds(&self, n: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<(Position, f64)> {
-        let Some(belief) = &self.belief else { return Vec::new() };
-        let mut merged: Vec<(Position, f64)> = Vec::new();
-        let mut index: HashMap<u64, usize> = HashMap::new();
-        for world in belief.sample(n, rng) {
-            match index.get(&world_key(&world)) {
-                Some(&i) => merged[i].1 += 1.0,
-                None => {
-                    index.insert(world_key(&world), merged.len());
-                    merged.push((world, 1.0));
-                }
-            }
-        }
-        merged
+        // Half of `Hash` goes to the belief, half to the trees.
+        let worlds = WorldSource::new(config.hash_mib / 2, config.seed);
+        MurkSearcher { config: *config, params, worlds, pool, reuse: HashMap::new() }
     }
 }
-
-/// Moves a belief regeneration may look at per millisecond of the move's time: about a fifth of
-/// the time, on this project's machines, even when the whole budget is spent.
-const REGEN_MOVES_PER_MS: usize = 1_000;
-
-/// Children an opponent ply of the belief may make per millisecond of the move's time: an update
-/// then takes about a quarter of the time on this project's machines.
-const CHILDREN_PER_MS: usize = 1_000;
 
 /// Least visits a subtree needs to be kept for the next search.
 const MIN_REUSE_VISITS: u32 = 8;
@@ -192,9 +131,9 @@ impl Searcher for MurkSearcher {
         }
         let seed = self.config.seed ^ (info.events().len() as u64).wrapping_mul(0xA24B_AED4_963E_E407);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let (belief_size, note) = self.update_belief(info, &clock.budget());
-        let worlds = self.draw_worlds(self.params.worlds, &mut rng);
-        let danger_worlds = self.draw_worlds(self.params.danger_worlds, &mut rng);
+        let (belief_size, note) = self.worlds.update(info, &clock.budget());
+        let worlds = self.worlds.draw(self.params.worlds, &mut rng);
+        let danger_worlds = self.worlds.draw(self.params.danger_worlds, &mut rng);
         let danger = self.pool.install(|| root::dangers(&legal, &danger_worlds, info.side()));
         if let Some(text) = note {
             report(SearchInfo { string: Some(text), ..SearchInfo::default() });
@@ -280,37 +219,5 @@ impl RootState<'_> {
             pv,
             ..SearchInfo::default()
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::{Color, Variant};
-
-    /// The belief's limits after an update under `budget`.
-    fn belief_limits_under(budget: Budget) -> BeliefConfig {
-        let config = SearchConfig {
-            variant: Variant::DarkChess,
-            side: Color::White,
-            seed: 1,
-            threads: 1,
-            hash_mib: 64,
-            mode: Mode::Pimc,
-        };
-        let mut searcher = MurkSearcher::new(&config, SearchParams::default());
-        let info = InfoState::new(Position::start(Variant::DarkChess), Color::White);
-        searcher.update_belief(&info, &budget);
-        searcher.belief.expect("a belief after an update").config().clone()
-    }
-
-    #[test]
-    fn the_belief_gathers_children_for_a_quarter_of_a_timed_move_and_without_a_clock_when_bounded_by_nodes() {
-        let timed = belief_limits_under(Budget { soft: Some(Duration::from_millis(100)), ..Budget::UNBOUNDED });
-        assert_eq!(timed.expand_ms, 25);
-        assert_eq!(timed.max_children, 100 * CHILDREN_PER_MS);
-        let counted = belief_limits_under(Budget { nodes: Some(1_000), ..Budget::UNBOUNDED });
-        assert_eq!(counted.expand_ms, 0, "a search bounded by nodes stays deterministic");
-        assert_eq!(counted.max_children, BeliefConfig::default().max_children);
     }
 }

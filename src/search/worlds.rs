@@ -1,0 +1,118 @@
+//! The worlds a fog player searches: a belief kept up to date from the engine's information
+//! state, with its limits sized from the move's time, and worlds drawn from it.
+//!
+//! Murk's own search and `murk uci-fog` both draw their positions from here.
+
+use crate::belief::{world_key, Belief, BeliefConfig};
+use crate::engine::limits::Budget;
+use crate::engine::InfoState;
+use crate::rules::Position;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::collections::HashMap;
+
+/// Moves a belief regeneration may look at per millisecond of the move's time: about a fifth of
+/// the time, on this project's machines, even when the whole budget is spent.
+pub const REGEN_MOVES_PER_MS: usize = 1_000;
+
+/// Children an opponent ply of the belief may make per millisecond of the move's time: an update
+/// then takes about a quarter of the time on this project's machines.
+pub const CHILDREN_PER_MS: usize = 1_000;
+
+/// A belief over the hidden position, built at the first update of a game.
+pub struct WorldSource {
+    hash_mib: usize,
+    seed: u64,
+    belief: Option<Belief>,
+}
+
+impl WorldSource {
+    /// A source whose belief may use `hash_mib` MiB, its random choices derived from `seed`.
+    pub fn new(hash_mib: usize, seed: u64) -> WorldSource {
+        WorldSource { hash_mib: hash_mib.max(1), seed, belief: None }
+    }
+
+    /// The belief, once the first update has built it.
+    pub fn belief(&self) -> Option<&Belief> {
+        self.belief.as_ref()
+    }
+
+    /// Brings the belief up to date, letting a regeneration look at a number of moves in
+    /// proportion to the move's time and an opponent ply gather children for at most a quarter
+    /// of it (a fixed-node search keeps the default sizes and no deadline, so it stays
+    /// deterministic); returns the belief's size and anything the user should be told.
+    pub fn update(&mut self, info: &InfoState, budget: &Budget) -> (usize, Option<String>) {
+        let defaults = BeliefConfig::default();
+        let (regen, rejuvenate, children, expand_ms) = match budget.soft.or(budget.hard) {
+            Some(time) => {
+                let ms = time.as_millis() as usize;
+                (
+                    (ms * REGEN_MOVES_PER_MS).clamp(20_000, defaults.regen_budget),
+                    (ms * 200).clamp(5_000, defaults.rejuvenate_budget),
+                    (ms * CHILDREN_PER_MS).clamp(5_000, defaults.max_children),
+                    (ms as u64 / 4).max(1),
+                )
+            }
+            None => (defaults.regen_budget, defaults.rejuvenate_budget, defaults.max_children, 0),
+        };
+        let cfg = BeliefConfig {
+            hash_mib: self.hash_mib,
+            seed: self.seed,
+            regen_budget: regen,
+            rejuvenate_budget: rejuvenate,
+            max_worlds: children * defaults.max_worlds / defaults.max_children,
+            max_children: children,
+            expand_ms,
+            ..defaults
+        };
+        // A new belief starts with these limits (its first update may already expand), a
+        // running one takes them for this move.
+        let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg.clone()));
+        belief.set_limits(&cfg);
+        let note = belief.update(info).info_string();
+        (belief.len(), note)
+    }
+
+    /// `n` worlds drawn from the belief, identical ones merged with their counts as weights,
+    /// the likeliest first (ties in drawing order).
+    pub fn draw(&self, n: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<(Position, f64)> {
+        let Some(belief) = &self.belief else { return Vec::new() };
+        let mut merged: Vec<(Position, f64)> = Vec::new();
+        let mut index: HashMap<u64, usize> = HashMap::new();
+        for world in belief.sample(n, rng) {
+            match index.get(&world_key(&world)) {
+                Some(&i) => merged[i].1 += 1.0,
+                None => {
+                    index.insert(world_key(&world), merged.len());
+                    merged.push((world, 1.0));
+                }
+            }
+        }
+        merged.sort_by(|a, b| b.1.total_cmp(&a.1));
+        merged
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Color, Variant};
+    use std::time::Duration;
+
+    /// The belief's limits after an update under `budget`.
+    fn belief_limits_under(budget: Budget) -> BeliefConfig {
+        let mut source = WorldSource::new(32, 1);
+        let info = InfoState::new(Position::start(Variant::DarkChess), Color::White);
+        source.update(&info, &budget);
+        source.belief().expect("a belief after an update").config().clone()
+    }
+
+    #[test]
+    fn the_belief_gathers_children_for_a_quarter_of_a_timed_move_and_without_a_clock_when_bounded_by_nodes() {
+        let timed = belief_limits_under(Budget { soft: Some(Duration::from_millis(100)), ..Budget::UNBOUNDED });
+        assert_eq!(timed.expand_ms, 25);
+        assert_eq!(timed.max_children, 100 * CHILDREN_PER_MS);
+        let counted = belief_limits_under(Budget { nodes: Some(1_000), ..Budget::UNBOUNDED });
+        assert_eq!(counted.expand_ms, 0, "a search bounded by nodes stays deterministic");
+        assert_eq!(counted.max_children, BeliefConfig::default().max_children);
+    }
+}
