@@ -38,6 +38,8 @@ pub struct Limits {
     pub searchmoves: Vec<Move>,
     /// The `Move Overhead` option: time lost per move in transmission, kept in reserve.
     pub overhead_ms: u64,
+    /// When the `go` arrived: its time counts from then (from the search's start if unset).
+    pub started: Option<Instant>,
 }
 
 /// How much a search may spend on this move. `None` means "no bound of that kind".
@@ -57,6 +59,11 @@ impl Budget {
 }
 
 impl Limits {
+    /// The stopwatch of a search for `side` under these limits, running since the `go` arrived.
+    pub fn clock(&self, side: Color) -> SearchClock {
+        SearchClock { start: self.started.unwrap_or_else(Instant::now), budget: self.budget(side) }
+    }
+
     /// The budget for `side` (the side to move, the engine). `infinite` wins over everything;
     /// a node limit and a time limit both apply when both are given; a `go` with no limit for
     /// `side` (no `movetime`, no `nodes`, no clock of its own) gets [`DEFAULT_MOVE_TIME_MS`].
@@ -120,6 +127,11 @@ impl SearchClock {
         self.budget
     }
 
+    /// When the clock started.
+    pub fn started(&self) -> Instant {
+        self.start
+    }
+
     /// Time since the start.
     pub fn elapsed(&self) -> Duration {
         self.start.elapsed()
@@ -131,6 +143,22 @@ impl SearchClock {
         stop.load(Ordering::Relaxed)
             || self.budget.nodes.is_some_and(|n| nodes >= n)
             || self.budget.hard.is_some_and(|h| self.elapsed() >= h)
+    }
+
+    /// True if `stop` was raised or the soft or hard time has passed (node budgets aside).
+    #[inline]
+    pub fn time_is_up(&self, stop: &AtomicBool) -> bool {
+        stop.load(Ordering::Relaxed) || self.budget.soft.or(self.budget.hard).is_some_and(|t| self.elapsed() >= t)
+    }
+
+    /// The same clock with `reserve` taken off its times (at least 1 ms left), for a phase that
+    /// must leave time for the work after it.
+    pub fn with_reserve(&self, reserve: Duration) -> SearchClock {
+        let less = |t: Duration| t.saturating_sub(reserve).max(Duration::from_millis(1));
+        SearchClock {
+            start: self.start,
+            budget: Budget { soft: self.budget.soft.map(less), hard: self.budget.hard.map(less), ..self.budget },
+        }
     }
 
     /// True if the search should stop at the next convenient point: it must stop, or the soft

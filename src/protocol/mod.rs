@@ -18,6 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The longest input line read; longer lines are rejected whole.
 pub const MAX_LINE_BYTES: u64 = 1 << 20;
@@ -32,8 +33,8 @@ pub const ENGINE_AUTHOR: &str = "the Murk developers";
 
 /// Something for the front end to handle.
 enum Event {
-    /// An input line.
-    Line(String),
+    /// An input line and when it was read (a `go`'s time counts from then).
+    Line(String, Instant),
     /// An input line longer than [`MAX_LINE_BYTES`].
     TooLong,
     /// The end of the input.
@@ -94,7 +95,7 @@ fn read_lines(mut input: impl BufRead, tx: Sender<Event>) {
             }
             Ok(_) => {
                 let line = String::from_utf8_lossy(&buf).trim_end_matches(['\n', '\r']).to_string();
-                if tx.send(Event::Line(line)).is_err() {
+                if tx.send(Event::Line(line, Instant::now())).is_err() {
                     return;
                 }
             }
@@ -138,7 +139,7 @@ impl<W: Write> Frontend<W> {
                 None => self.rx.recv().expect("the front end holds a sender"),
             };
             let flow = match event {
-                Event::Line(line) => self.line(&line)?,
+                Event::Line(line, read_at) => self.line(&line, read_at)?,
                 Event::TooLong => {
                     self.error(&format!("line longer than {MAX_LINE_BYTES} bytes ignored"))?;
                     Flow::Continue
@@ -162,7 +163,7 @@ impl<W: Write> Frontend<W> {
     }
 
     /// Handles one input line.
-    fn line(&mut self, line: &str) -> io::Result<Flow> {
+    fn line(&mut self, line: &str, read_at: Instant) -> io::Result<Flow> {
         let command = match command::parse(line) {
             Ok(None) => return Ok(Flow::Continue),
             Ok(Some(c)) => c,
@@ -180,7 +181,10 @@ impl<W: Write> Frontend<W> {
             Command::Debug(_) => {}
             Command::Stop => self.stop()?,
             Command::Quit => return Ok(Flow::Quit),
-            other => {
+            mut other => {
+                if let Command::Go(go) = &mut other {
+                    go.limits.started = Some(read_at);
+                }
                 // Every other command changes the state: a running search ends first, as on `stop`.
                 self.stop_and_wait()?;
                 let is_go = matches!(other, Command::Go(_));

@@ -5,31 +5,40 @@
 use super::movegen::{reach, MoveList};
 use super::position::Position;
 use crate::core::attacks;
-use crate::core::{Color, MoveKind, Role, Square};
+use crate::core::{Bitboard, Color, MoveKind, Role, Square};
 
 impl Position {
     /// True if any piece of `by` attacks `sq` (could capture a piece standing there).
+    #[inline]
     pub fn is_attacked(&self, sq: Square, by: Color) -> bool {
-        let occ = self.occupied();
+        self.attackers(sq, by, self.occupied()).any()
+    }
+
+    /// The pieces of `by` that attack `sq` on a board whose occupied squares are `occ`: pieces
+    /// outside `occ` count as gone and lines run through the squares `occ` leaves empty, so an
+    /// exchange on `sq` can be played out by taking pieces out of `occ` (x-rays included).
+    pub fn attackers(&self, sq: Square, by: Color, occ: Bitboard) -> Bitboard {
         let board = self.variant.board_mask();
-        let them = |role| self.pieces(by, role);
+        let them = |role| self.pieces(by, role) & occ;
         let sliders_straight = them(Role::Rook) | them(Role::Queen);
         let sliders_diagonal = them(Role::Bishop) | them(Role::Queen);
-        if (attacks::knight(sq) & them(Role::Knight)).any()
-            || (attacks::king(sq) & them(Role::King)).any()
-            || (attacks::pawn_attacks(by.opponent(), sq) & them(Role::Pawn)).any()
-            || (attacks::rook(sq, occ) & sliders_straight).any()
-            || (attacks::bishop(sq, occ) & sliders_diagonal).any()
-        {
-            return true;
+        let mut found = (attacks::knight(sq) & them(Role::Knight))
+            | (attacks::king(sq) & them(Role::King))
+            | (attacks::pawn_attacks(by.opponent(), sq) & them(Role::Pawn))
+            | (attacks::rook(sq, occ) & sliders_straight)
+            | (attacks::bishop(sq, occ) & sliders_diagonal);
+        if !self.variant.is_chess_board() {
+            found |= attacks::cannon(sq, occ).beyond & them(Role::Cannon);
+            let target = (self.by_color(by.opponent()) & occ).with(sq);
+            for (role, near) in [(Role::Horse, attacks::knight(sq)), (Role::Soldier, attacks::king(sq))] {
+                for from in near & them(role) {
+                    if reach(role, by, from, occ, target, board).contains(sq) {
+                        found |= Bitboard::from_square(from);
+                    }
+                }
+            }
         }
-        if (attacks::cannon(sq, occ).beyond & them(Role::Cannon)).any() {
-            return true;
-        }
-        let target = self.by_color(by.opponent()).with(sq);
-        let reaches = |role| move |from| reach(role, by, from, occ, target, board).contains(sq);
-        Iterator::any(&mut (attacks::knight(sq) & them(Role::Horse)), reaches(Role::Horse))
-            || Iterator::any(&mut (attacks::king(sq) & them(Role::Soldier)), reaches(Role::Soldier))
+        found
     }
 
     /// True if the king of `color` is attacked (false once it has been captured).

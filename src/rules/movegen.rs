@@ -121,6 +121,13 @@ impl Position {
     /// A position whose king has been captured has no moves.
     #[inline]
     pub fn generate<S: MoveSink>(&self, sink: &mut S) {
+        self.generate_moves::<S, false>(sink);
+    }
+
+    /// Generates every pseudo-legal move, or with `TACTICAL` only the captures (king captures
+    /// included) and the promotions, without castling or drops.
+    #[inline(always)]
+    fn generate_moves<S: MoveSink, const TACTICAL: bool>(&self, sink: &mut S) {
         if self.is_king_captured() {
             return;
         }
@@ -129,7 +136,7 @@ impl Position {
         let own = self.by_color(us);
         let enemies = self.by_color(us.opponent());
         let occ = own | enemies;
-        let targets = board & !own;
+        let targets = if TACTICAL { enemies } else { board & !own };
         for role in
             [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King, Role::Cannon, Role::Horse, Role::Soldier]
         {
@@ -137,7 +144,10 @@ impl Position {
                 sink.push_targets(sq, reach(role, us, sq, occ, enemies, board) & targets);
             }
         }
-        self.generate_pawn_moves(sink, occ, enemies, board);
+        self.generate_pawn_moves::<S, TACTICAL>(sink, occ, enemies, board);
+        if TACTICAL {
+            return;
+        }
         if self.castling.0 != 0 {
             self.generate_castling(sink, occ);
         }
@@ -151,7 +161,13 @@ impl Position {
         }
     }
 
-    fn generate_pawn_moves<S: MoveSink>(&self, sink: &mut S, occ: Bitboard, enemies: Bitboard, board: Bitboard) {
+    fn generate_pawn_moves<S: MoveSink, const TACTICAL: bool>(
+        &self,
+        sink: &mut S,
+        occ: Bitboard,
+        enemies: Bitboard,
+        board: Bitboard,
+    ) {
         let us = self.turn;
         let pawns = self.pieces(us, Role::Pawn);
         if pawns.is_empty() {
@@ -162,13 +178,17 @@ impl Position {
         let last = Bitboard::rank(if us == Color::White { 7 } else { 0 });
         let double_to = Bitboard::rank(if us == Color::White { 3 } else { 4 });
         let single = pawns.shift_ranks(fwd) & empty;
-        let double = single.shift_ranks(fwd) & empty & double_to;
         let ahead = pawns.shift_ranks(fwd);
         let west = Bitboard((ahead & !Bitboard::file(0)).0 >> 1) & enemies;
         let east = Bitboard((ahead & !Bitboard::file(7)).0 << 1) & enemies;
         let fwd8 = 8 * fwd as i32;
-        self.push_pawn_moves(sink, single, fwd8, last);
-        self.push_pawn_moves(sink, double, 2 * fwd8, last);
+        if TACTICAL {
+            self.push_pawn_moves(sink, single & last, fwd8, last);
+        } else {
+            let double = single.shift_ranks(fwd) & empty & double_to;
+            self.push_pawn_moves(sink, single, fwd8, last);
+            self.push_pawn_moves(sink, double, 2 * fwd8, last);
+        }
         self.push_pawn_moves(sink, west, fwd8 - 1, last);
         self.push_pawn_moves(sink, east, fwd8 + 1, last);
         if let Some(ep) = self.ep_square {
@@ -212,6 +232,14 @@ impl Position {
     pub fn moves(&self) -> MoveList {
         let mut list = MoveList::new();
         self.generate(&mut list);
+        list
+    }
+
+    /// The pseudo-legal captures (king captures included) and promotions: the moves a
+    /// quiescence search looks at.
+    pub fn tactical_moves(&self) -> MoveList {
+        let mut list = MoveList::new();
+        self.generate_moves::<MoveList, true>(&mut list);
         list
     }
 

@@ -40,7 +40,7 @@ impl Mode {
     }
 }
 
-/// Iterations a unit runs between two looks at the clock.
+/// Iterations a unit runs in one round (it looks at the clock before each).
 const BATCH: u64 = 32;
 
 /// One independent piece of search work.
@@ -59,10 +59,11 @@ pub struct Unit {
 }
 
 impl Unit {
-    fn run(&mut self, worlds: &[(Position, f64)], n: u64) -> u64 {
+    /// Runs up to `n` iterations, fewer if its quota or the tree runs out or the clock says stop.
+    fn run(&mut self, worlds: &[(Position, f64)], n: u64, clock: &SearchClock, stop: &AtomicBool) -> u64 {
         let n = self.quota.map_or(n, |q| q.min(n));
         let mut done = 0;
-        while done < n && !self.full {
+        while done < n && !self.full && !clock.time_is_up(stop) {
             let idx = match &self.sampler {
                 Some(s) => self.worlds[s.sample(&mut self.rng)],
                 None => self.worlds[0],
@@ -151,7 +152,7 @@ pub fn run(
         if units.iter().all(Unit::finished) || clock.should_stop(total, stop) {
             break;
         }
-        let round: u64 = pool.install(|| units.par_iter_mut().map(|u| u.run(worlds, BATCH)).sum());
+        let round: u64 = pool.install(|| units.par_iter_mut().map(|u| u.run(worlds, BATCH, clock, stop)).sum());
         total += round;
         progress(total, units);
         if round == 0 {

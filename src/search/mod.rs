@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod driver;
 pub mod priors;
+pub mod quiesce;
 pub mod root;
 pub mod searcher;
 pub mod sim;

@@ -4,24 +4,25 @@
 use super::driver::{self, Mode, Unit};
 use super::root;
 use super::tree::Tree;
-use super::worlds::WorldSource;
+use super::worlds::{Update, WorldSource};
 use crate::belief::world_key;
 use crate::core::{Move, Role};
 use crate::engine::limits::{Limits, SearchClock};
 use crate::engine::searcher::{SearchConfig, SearchInfo, Searcher};
 use crate::engine::InfoState;
+use crate::engine::SimplePlayer;
 use crate::rules::Position;
 use crate::view::SquareView;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// The search's tunable choices (the mode comes from [`SearchConfig`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchParams {
-    /// Worlds drawn from the belief for one search.
+    /// Most worlds drawn from the belief for one search.
     pub worlds: usize,
     /// Root-parallel trees in ISMCTS mode.
     pub trees: usize,
@@ -33,7 +34,7 @@ pub struct SearchParams {
 
 impl Default for SearchParams {
     fn default() -> SearchParams {
-        SearchParams { worlds: 24, trees: 8, risk: 0.35, danger_worlds: 256 }
+        SearchParams { worlds: 32, trees: 8, risk: 0.35, danger_worlds: 256 }
     }
 }
 
@@ -43,8 +44,18 @@ pub struct MurkSearcher {
     params: SearchParams,
     worlds: WorldSource,
     pool: rayon::ThreadPool,
-    /// Subtrees of the last search, keyed by the world they start from (PIMC).
-    reuse: HashMap<u64, Tree>,
+    /// The last search's trees, for the subtrees the next search may start from.
+    last: Option<LastSearch>,
+    /// Iterations per second of the last timed search (sizes the next one's sample of worlds).
+    speed: f64,
+}
+
+/// What a search leaves for the next one to reuse (PIMC): its trees, the worlds they searched
+/// and the move it played.
+struct LastSearch {
+    trees: Vec<Tree>,
+    worlds: Vec<(Position, f64)>,
+    best: Move,
 }
 
 impl MurkSearcher {
@@ -56,22 +67,37 @@ impl MurkSearcher {
             .expect("a thread pool can be built");
         // Half of `Hash` goes to the belief, half to the trees.
         let worlds = WorldSource::new(config.hash_mib / 2, config.seed);
-        MurkSearcher { config: *config, params, worlds, pool, reuse: HashMap::new() }
+        MurkSearcher { config: *config, params, worlds, pool, last: None, speed: INITIAL_SPEED }
     }
 }
 
 /// Least visits a subtree needs to be kept for the next search.
 const MIN_REUSE_VISITS: u32 = 8;
 
-/// The subtrees the next search may start from: for each world, the whole tree (the same
-/// position comes back after a bounce) and every well-visited reply to `best` (the position after
-/// the opponent's answer), within `memory` bytes in all.
-fn reusable_subtrees(units: &[Unit], worlds: &[(Position, f64)], best: Move, memory: usize) -> HashMap<u64, Tree> {
+/// Iterations per second assumed before the first timed search of a game.
+const INITIAL_SPEED: f64 = 25_000.0;
+
+/// Iterations each sampled world should get at least: fewer worlds are drawn when the time
+/// allows fewer (one world, when the belief is exact, gets them all).
+const ITERATIONS_PER_WORLD: u64 = 50;
+
+/// Least worlds a search samples (unless the belief holds fewer).
+const MIN_WORLDS: usize = 6;
+
+/// Time kept back from the search for the root decision and the reply.
+const REPLY_RESERVE: Duration = Duration::from_millis(3);
+
+/// The subtrees the next search may start from, for the worlds it searches (`wanted`, by
+/// [`world_key`]): a whole tree when the same position comes back (after a bounce), or the
+/// subtree of a well-visited reply to the move played (the position after the opponent's answer),
+/// within `memory` bytes in all.
+fn reusable_subtrees(last: &LastSearch, wanted: &HashSet<u64>, memory: usize) -> HashMap<u64, Tree> {
     let mut kept = HashMap::new();
     let mut nodes = 0;
     let budget = memory / super::tree::NODE_BYTES;
-    for (unit, (world, _)) in units.iter().zip(worlds) {
-        if unit.tree.is_multi_world() {
+    let best = last.best;
+    for (tree, (world, _)) in last.trees.iter().zip(&last.worlds) {
+        if tree.is_multi_world() {
             break;
         }
         let mut candidates: Vec<(u64, Vec<Move>)> = Vec::new();
@@ -80,18 +106,21 @@ fn reusable_subtrees(units: &[Unit], worlds: &[(Position, f64)], best: Move, mem
         }
         let mut after = world.clone();
         after.play_unchecked(best);
-        for reply in unit.tree.replies(best).filter(|r| r.visits >= MIN_REUSE_VISITS) {
+        for reply in tree.replies(best).filter(|r| r.visits >= MIN_REUSE_VISITS) {
             let mut next = after.clone();
             next.play_unchecked(reply.mv);
             candidates.push((world_key(&next), vec![best, reply.mv]));
         }
         for (key, line) in candidates {
-            let Some(tree) = unit.tree.subtree(&line) else { continue };
-            nodes += tree.len();
+            if !wanted.contains(&key) || kept.contains_key(&key) {
+                continue;
+            }
+            let Some(subtree) = tree.subtree(&line) else { continue };
+            nodes += subtree.len();
             if nodes > budget {
                 return kept;
             }
-            kept.insert(key, tree);
+            kept.insert(key, subtree);
         }
     }
     kept
@@ -110,6 +139,47 @@ fn value_to_cp(v: f32) -> i32 {
     (v.clamp(-0.999, 0.999).atanh() * 600.0).round() as i32
 }
 
+impl MurkSearcher {
+    /// How many worlds to draw: enough that each gets [`ITERATIONS_PER_WORLD`] of the
+    /// iterations the budget allows (counted, or estimated from the last search's speed), between
+    /// [`MIN_WORLDS`] and the `worlds` parameter.
+    fn world_count(&self, clock: &SearchClock) -> usize {
+        let budget = clock.budget();
+        let by_time = budget.soft.or(budget.hard).map(|t| (t.as_secs_f64() * self.speed) as u64);
+        let iterations = match (budget.nodes, by_time) {
+            (Some(n), _) => n,
+            (None, Some(t)) => t,
+            (None, None) => return self.params.worlds,
+        };
+        ((iterations / ITERATIONS_PER_WORLD) as usize).clamp(MIN_WORLDS, self.params.worlds.max(MIN_WORLDS))
+    }
+
+    /// How many worlds the root's safety check looks at: all of the `danger_worlds` parameter
+    /// under a node budget, else as many as fit [`DANGER_SHARE`] of the move's time at
+    /// [`DANGER_CHECKS_PER_MS`] move-world pairs per millisecond (at least [`MIN_DANGER_WORLDS`]).
+    fn danger_world_count(&self, clock: &SearchClock, moves: usize) -> usize {
+        let budget = clock.budget();
+        match budget.soft.or(budget.hard).filter(|_| budget.nodes.is_none()) {
+            None => self.params.danger_worlds,
+            Some(time) => {
+                let pairs = time.as_secs_f64() * 1000.0 * DANGER_SHARE * DANGER_CHECKS_PER_MS;
+                ((pairs / moves.max(1) as f64) as usize).clamp(MIN_DANGER_WORLDS, self.params.danger_worlds)
+            }
+        }
+    }
+}
+
+/// The share of a timed move's hard limit after which a belief update still running is left
+/// to finish in the background and the move is answered without it.
+const BELIEF_DEADLINE_SHARE: f64 = 0.75;
+
+/// The share of a timed move the root's safety check may take.
+const DANGER_SHARE: f64 = 0.1;
+/// Move-world pairs the safety check gets through per millisecond on one core.
+const DANGER_CHECKS_PER_MS: f64 = 1_000.0;
+/// Least worlds the safety check looks at.
+const MIN_DANGER_WORLDS: usize = 16;
+
 impl Searcher for MurkSearcher {
     fn search(
         &mut self,
@@ -118,7 +188,7 @@ impl Searcher for MurkSearcher {
         stop: &AtomicBool,
         report: &mut dyn FnMut(SearchInfo),
     ) -> Option<Move> {
-        let clock = SearchClock::start(limits.budget(info.side()));
+        let clock = limits.clock(info.side());
         let mut legal: Vec<Move> = info.legal_moves().to_vec();
         if !limits.searchmoves.is_empty() {
             legal.retain(|m| limits.searchmoves.contains(m));
@@ -131,10 +201,22 @@ impl Searcher for MurkSearcher {
         }
         let seed = self.config.seed ^ (info.events().len() as u64).wrapping_mul(0xA24B_AED4_963E_E407);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let (belief_size, note) = self.worlds.update(info, &clock.budget());
-        let worlds = self.worlds.draw(self.params.worlds, &mut rng);
-        let danger_worlds = self.worlds.draw(self.params.danger_worlds, &mut rng);
+        let deadline = clock.budget().hard.map(|h| clock.started() + h.mul_f64(BELIEF_DEADLINE_SHARE));
+        let (belief_size, note) = match self.worlds.update_until(info, &clock.budget(), deadline) {
+            Update::Ready(size, note) => (size, note),
+            Update::Late => {
+                report(SearchInfo {
+                    string: Some("belief update still running at the deadline; playing a greedy move".into()),
+                    ..SearchInfo::default()
+                });
+                return SimplePlayer::Greedy.choose_from(info, &legal, &mut rng);
+            }
+        };
+        let worlds = self.worlds.draw(self.world_count(&clock), &mut rng);
+        let updated = clock.elapsed();
+        let danger_worlds = self.worlds.draw(self.danger_world_count(&clock, legal.len()), &mut rng);
         let danger = self.pool.install(|| root::dangers(&legal, &danger_worlds, info.side()));
+        let checked = clock.elapsed();
         if let Some(text) = note {
             report(SearchInfo { string: Some(text), ..SearchInfo::default() });
         }
@@ -147,10 +229,13 @@ impl Searcher for MurkSearcher {
         }
         let memory = (self.config.hash_mib.max(2) / 2) << 20;
         let budget_nodes = clock.budget().nodes;
-        let reusable = self.reuse.len();
+        let wanted: HashSet<u64> = worlds.iter().map(|w| world_key(&w.0)).collect();
+        let mut reuse = self.last.take().map_or_else(HashMap::new, |last| reusable_subtrees(&last, &wanted, memory));
+        let reusable = reuse.len();
         let mut units =
-            driver::units(self.config.mode, &worlds, self.params.trees, memory, budget_nodes, seed, &mut self.reuse);
-        let reused = reusable - self.reuse.len();
+            driver::units(self.config.mode, &worlds, self.params.trees, memory, budget_nodes, seed, &mut reuse);
+        let reused = reusable - reuse.len();
+        let prepared = clock.elapsed();
         let bias: Vec<(Move, f32)> = legal.iter().zip(&danger).map(|(&m, d)| (m, root::prior_factor(d))).collect();
         for unit in &mut units {
             unit.tree.bias_root(&bias);
@@ -164,21 +249,32 @@ impl Searcher for MurkSearcher {
             risk: self.params.risk,
         };
         let mut last_report = Duration::ZERO;
-        let total = driver::run(&mut units, &worlds, &self.pool, &clock, stop, |nodes, units| {
+        let search_clock = clock.with_reserve(REPLY_RESERVE);
+        let total = driver::run(&mut units, &worlds, &self.pool, &search_clock, stop, |nodes, units| {
             if clock.elapsed() >= last_report + Duration::from_millis(500) {
                 last_report = clock.elapsed();
                 report(root.progress(nodes, units));
             }
         });
+        let searched = clock.elapsed().saturating_sub(prepared);
+        if budget_nodes.is_none() && searched >= Duration::from_millis(5) {
+            self.speed = total as f64 / searched.as_secs_f64();
+        }
         let mut last = root.progress(total, &units);
         last.string = Some(format!(
-            "worlds {belief_size} sampled {} reused {reused} mode {}",
+            "worlds {belief_size} sampled {} reused {reused} mode {} belief_ms {} danger_ms {} search_ms {}",
             worlds.len(),
-            self.config.mode.name()
+            self.config.mode.name(),
+            updated.as_millis(),
+            (checked - updated).as_millis(),
+            searched.as_millis()
         ));
         let best = last.pv.first().copied().or_else(|| legal.first().copied());
-        self.reuse = best.map_or_else(HashMap::new, |b| reusable_subtrees(&units, &worlds, b, memory));
         report(last);
+        if let Some(best) = best {
+            let trees = units.into_iter().map(|u| u.tree).collect();
+            self.last = Some(LastSearch { trees, worlds, best });
+        }
         best
     }
 }

@@ -6,9 +6,10 @@
 //! statistics count only the iterations in which its move was legal (`avail`).
 
 use super::priors::priors;
+use super::quiesce::quiesce;
 use super::sim::{result_value, Sim};
 use crate::core::{Move, MoveKind, Square};
-use crate::eval::evaluate;
+use crate::eval::to_value;
 use crate::rules::Position;
 
 const NONE: u32 = u32::MAX;
@@ -196,11 +197,11 @@ impl Tree {
                     if path.len() == 1 {
                         return false;
                     }
-                    break evaluate(&sim.pos);
+                    break to_value(quiesce(&sim.pos));
                 }
                 self.add_children(node, &sim.pos, &moves);
                 self.nodes[node as usize].expanded = true;
-                break evaluate(&sim.pos);
+                break to_value(quiesce(&sim.pos));
             }
             let legal = if self.multi_world { sorted_keys(&moves) } else { Vec::new() };
             if self.multi_world && !self.add_missing(node, &sim.pos, &moves) && path.len() == 1 {

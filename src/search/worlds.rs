@@ -9,6 +9,28 @@ use crate::engine::InfoState;
 use crate::rules::Position;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::HashMap;
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::time::Instant;
+
+/// What waiting for an update's thread gave.
+enum Received {
+    Belief(Belief, Option<String>),
+    NotYet,
+    Lost,
+}
+
+/// Waits for the belief from `rx` until `deadline` (for ever without one).
+fn receive_until(rx: &Receiver<(Belief, Option<String>)>, deadline: Option<Instant>) -> Received {
+    let got = match deadline {
+        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
+    };
+    match got {
+        Ok((belief, note)) => Received::Belief(belief, note),
+        Err(RecvTimeoutError::Timeout) => Received::NotYet,
+        Err(RecvTimeoutError::Disconnected) => Received::Lost,
+    }
+}
 
 /// Moves a belief regeneration may look at per millisecond of the move's time: about a fifth of
 /// the time, on this project's machines, even when the whole budget is spent.
@@ -18,17 +40,31 @@ pub const REGEN_MOVES_PER_MS: usize = 1_000;
 /// then takes about a quarter of the time on this project's machines.
 pub const CHILDREN_PER_MS: usize = 1_000;
 
-/// A belief over the hidden position, built at the first update of a game.
+/// A belief over the hidden position, built at the first update of a game. An update runs on
+/// a thread of its own, so that one that overruns the move's time can be left to finish while
+/// the player answers without it.
 pub struct WorldSource {
     hash_mib: usize,
     seed: u64,
     belief: Option<Belief>,
+    /// An update still running after its move was answered: the belief comes back through it.
+    pending: Option<Receiver<(Belief, Option<String>)>>,
+}
+
+/// How an update under a deadline went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Update {
+    /// The belief is up to date: its size, and anything the user should be told.
+    Ready(usize, Option<String>),
+    /// The deadline passed first; the update goes on in the background and the next one waits
+    /// for it.
+    Late,
 }
 
 impl WorldSource {
     /// A source whose belief may use `hash_mib` MiB, its random choices derived from `seed`.
     pub fn new(hash_mib: usize, seed: u64) -> WorldSource {
-        WorldSource { hash_mib: hash_mib.max(1), seed, belief: None }
+        WorldSource { hash_mib: hash_mib.max(1), seed, belief: None, pending: None }
     }
 
     /// The belief, once the first update has built it.
@@ -41,6 +77,57 @@ impl WorldSource {
     /// of it (a fixed-node search keeps the default sizes and no deadline, so it stays
     /// deterministic); returns the belief's size and anything the user should be told.
     pub fn update(&mut self, info: &InfoState, budget: &Budget) -> (usize, Option<String>) {
+        match self.update_until(info, budget, None) {
+            Update::Ready(size, note) => (size, note),
+            Update::Late => (0, Some("the belief update failed; it starts again from the game's start".into())),
+        }
+    }
+
+    /// [`WorldSource::update`], waiting for it (and for an earlier update still running) until
+    /// `deadline` at most.
+    pub fn update_until(&mut self, info: &InfoState, budget: &Budget, deadline: Option<Instant>) -> Update {
+        if let Some(pending) = self.pending.take() {
+            match receive_until(&pending, deadline) {
+                Received::Belief(belief, _) => self.belief = Some(belief),
+                Received::NotYet => {
+                    self.pending = Some(pending);
+                    return Update::Late;
+                }
+                // The thread died with the belief: start again from the game's start.
+                Received::Lost => self.belief = None,
+            }
+        }
+        let cfg = self.config_for(budget);
+        let info = info.clone();
+        let belief = self.belief.take();
+        let (tx, rx) = channel();
+        let work = move || {
+            // A new belief starts with these limits (its first update may already expand), a
+            // running one takes them for this move.
+            let mut belief = belief.unwrap_or_else(|| Belief::new(&info, cfg.clone()));
+            belief.set_limits(&cfg);
+            let note = belief.update(&info).info_string();
+            let _ = tx.send((belief, note));
+        };
+        if std::thread::Builder::new().name("murk-belief".into()).spawn(work).is_err() {
+            return Update::Late;
+        }
+        match receive_until(&rx, deadline) {
+            Received::Belief(belief, note) => {
+                let size = belief.len();
+                self.belief = Some(belief);
+                Update::Ready(size, note)
+            }
+            Received::NotYet => {
+                self.pending = Some(rx);
+                Update::Late
+            }
+            Received::Lost => Update::Late,
+        }
+    }
+
+    /// The belief's limits for a move with `budget`.
+    fn config_for(&self, budget: &Budget) -> BeliefConfig {
         let defaults = BeliefConfig::default();
         let (regen, rejuvenate, children, expand_ms) = match budget.soft.or(budget.hard) {
             Some(time) => {
@@ -54,7 +141,7 @@ impl WorldSource {
             }
             None => (defaults.regen_budget, defaults.rejuvenate_budget, defaults.max_children, 0),
         };
-        let cfg = BeliefConfig {
+        BeliefConfig {
             hash_mib: self.hash_mib,
             seed: self.seed,
             regen_budget: regen,
@@ -63,13 +150,7 @@ impl WorldSource {
             max_children: children,
             expand_ms,
             ..defaults
-        };
-        // A new belief starts with these limits (its first update may already expand), a
-        // running one takes them for this move.
-        let belief = self.belief.get_or_insert_with(|| Belief::new(info, cfg.clone()));
-        belief.set_limits(&cfg);
-        let note = belief.update(info).info_string();
-        (belief.len(), note)
+        }
     }
 
     /// `n` worlds drawn from the belief, identical ones merged with their counts as weights,
@@ -104,6 +185,23 @@ mod tests {
         let info = InfoState::new(Position::start(Variant::DarkChess), Color::White);
         source.update(&info, &budget);
         source.belief().expect("a belief after an update").config().clone()
+    }
+
+    #[test]
+    fn an_update_past_its_deadline_is_late_and_the_next_one_takes_it_over() {
+        let mut source = WorldSource::new(32, 1);
+        let info = InfoState::new(Position::start(Variant::DarkChess), Color::White);
+        let budget = Budget { soft: Some(Duration::from_millis(100)), ..Budget::UNBOUNDED };
+        let past = Instant::now() - Duration::from_millis(1);
+        // The first update of a game builds the belief, which takes longer than no time at all.
+        let first = source.update_until(&info, &budget, Some(past));
+        assert!(matches!(first, Update::Late | Update::Ready(..)));
+        if first == Update::Late {
+            assert!(source.belief().is_none(), "a late belief is not drawn from");
+            assert!(source.draw(4, &mut rand::SeedableRng::seed_from_u64(1)).is_empty());
+        }
+        assert!(matches!(source.update_until(&info, &budget, None), Update::Ready(1, _)));
+        assert_eq!(source.draw(4, &mut rand::SeedableRng::seed_from_u64(1)).len(), 1);
     }
 
     #[test]

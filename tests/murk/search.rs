@@ -156,3 +156,33 @@ fn a_position_repeated_inside_the_search_is_a_draw() {
         assert_eq!(sim.play(m), None, "{text}");
     }
 }
+
+/// The move the engine plays from a start position it knows in full (no fog in its belief yet).
+fn answer(variant: Variant, fen: &str) -> String {
+    search(variant, fen, Mode::Pimc, 3000, 1).0.to_uci(variant)
+}
+
+#[test]
+fn a_free_piece_is_taken() {
+    // The black rook on d5 stands unguarded in the queen's line.
+    assert_eq!(answer(Variant::DarkChess, "4k3/8/8/3r4/8/8/3Q4/4K3 w - - 0 1"), "d2d5");
+    assert_eq!(answer(Variant::DarkCrazyhouse, "4k3/8/8/3r4/8/8/3Q4/4K3[] w - - 0 1"), "d2d5");
+}
+
+#[test]
+fn a_defended_pawn_is_not_taken_by_the_queen() {
+    let m = answer(Variant::DarkChess, "4k3/8/2p5/3p4/8/8/3Q4/4K3 w - - 0 1");
+    assert_ne!(m, "d2d5", "the queen takes a pawn the c6 pawn guards");
+}
+
+#[test]
+fn a_hanging_queen_is_not_left_hanging() {
+    // The knight on d5 attacks the queen on e3, and nothing guards the queen there.
+    let fen = "4k3/8/8/3n4/8/4Q3/8/4K3 w - - 0 1";
+    let m = answer(Variant::DarkChess, fen);
+    let mut pos = Position::from_fen(Variant::DarkChess, fen).unwrap();
+    let mv = pos.find_move(Move::parse(&m, Variant::DarkChess).unwrap()).unwrap();
+    pos.play_unchecked(mv);
+    let queen = pos.pieces(Color::White, Role::Queen).first().expect("the queen is still there");
+    assert!(!pos.is_attacked(queen, Color::Black), "{m} leaves the queen en prise");
+}
