@@ -117,7 +117,7 @@ mod tests {
         assert_eq!(see_of(Variant::DarkChess, "3rk3/8/8/3r4/8/8/3R4/3RK3 w - - 0 1", "d2d5"), 5.0);
         // A quiet move onto a square a pawn attacks loses the piece.
         assert_eq!(see_of(Variant::DarkChess, "4k3/8/2p5/8/8/8/8/1N2K3 w - - 0 1", "b1d2"), 0.0);
-        assert_eq!(see_of(Variant::DarkChess, "4k3/8/4p3/8/4N3/8/8/4K3 w - - 0 1", "e4d5"), -3.0);
+        assert_eq!(see_of(Variant::DarkChess, "4k3/8/4p3/8/8/4N3/8/4K3 w - - 0 1", "e3d5"), -3.0);
         // A drop next to the enemy king, defended: the king cannot take it.
         assert_eq!(see_of(Variant::DarkCrazyhouse, "4k3/8/8/8/8/8/8/4KQ2[N] w - - 0 1", "N@f7"), 0.0);
         // A drop the king can take for free.
