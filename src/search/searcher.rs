@@ -98,7 +98,7 @@ fn reusable_subtrees(units: &[Unit], worlds: &[(Position, f64)], best: Move, mem
 }
 
 /// A legal move that captures an enemy king the player sees.
-fn visible_king_capture(info: &InfoState, legal: &[Move]) -> Option<Move> {
+pub(crate) fn visible_king_capture(info: &InfoState, legal: &[Move]) -> Option<Move> {
     legal.iter().copied().find(|m| {
         !m.is_drop()
             && matches!(info.view().square(m.to), SquareView::Piece(p, _) if p.role == Role::King && p.color != info.side())
