@@ -6,7 +6,7 @@ mod examples;
 mod harness;
 mod leak;
 
-pub use harness::{engine_io, greedy_opponent, play, Engine, Record, Setup};
+pub use harness::{engine_io, greedy_opponent, play, play_on, Engine, Record, Setup};
 use murk::core::{Color, Move, Variant};
 use murk::engine::limits::clock_budget;
 use murk::engine::{EngineOptions, InfoState, Limits, PlayerEntry, SearchClock, SearchInfo, Searcher, Session};
