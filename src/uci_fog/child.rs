@@ -5,6 +5,7 @@
 
 use crate::runner::io::{EngineIo, IoFailure, Process};
 use crate::runner::spec::EngineSpec;
+use std::io::ErrorKind;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -119,8 +120,17 @@ impl ChildEngine {
             builtin: None,
             tc: None,
         };
-        let io = Process::spawn(&spec)
-            .map_err(|source| ChildError::Spawn { program: config.program.display().to_string(), source })?;
+        // A program just written (installed, or made by a test) stays busy for writing while any
+        // process forked meanwhile still holds the writer's descriptor: try again until it execs.
+        let io = loop {
+            match Process::spawn(&spec) {
+                Err(e) if e.kind() == ErrorKind::ExecutableFileBusy && Instant::now() < deadline => {
+                    std::thread::sleep(POLL);
+                }
+                spawned => break spawned,
+            }
+        }
+        .map_err(|source| ChildError::Spawn { program: config.program.display().to_string(), source })?;
         let mut child = ChildEngine { io, declared: Vec::new(), variant: None, owes_bestmove: false };
         child.uci(deadline)?;
         if child.declares("VariantPath") {
