@@ -60,6 +60,9 @@ pub enum Command {
     /// Search a fixed set of positions with a fixed seed and node count; the last two lines are
     /// `Nodes searched: N` (a signature of search and evaluation) and `Nodes/second: X`.
     Bench(crate::search::bench::BenchArgs),
+    /// Speak the engine protocol, choosing moves by running a UCI variant engine (e.g.
+    /// Fairy-Stockfish) on worlds drawn from Murk's belief.
+    UciFog(crate::uci_fog::UciFogArgs),
 }
 
 /// Parses a side name for clap.
@@ -104,6 +107,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Match(args)) => crate::runner::run_match_command(&args)?,
         Some(Command::Replay(args)) => crate::runner::run_replay_command(&args)?,
         Some(Command::Bench(args)) => crate::search::bench::run(&args, &mut std::io::stdout().lock())?,
+        Some(Command::UciFog(args)) => crate::uci_fog::run(&args)?,
         Some(Command::BeliefEval(args)) => {
             crate::belief::eval::run(&args, &mut std::io::stdout().lock())?;
         }

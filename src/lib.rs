@@ -14,4 +14,5 @@ pub mod protocol;
 pub mod rules;
 pub mod runner;
 pub mod search;
+pub mod uci_fog;
 pub mod view;

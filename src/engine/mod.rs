@@ -11,5 +11,5 @@ pub use info::{Event, InfoError, InfoState};
 pub use limits::{Budget, Limits, SearchClock};
 pub use options::{EngineOptions, OptionError};
 pub use players::{role_value, SimplePlayer, UnknownPlayer};
-pub use searcher::{PlayerEntry, SearchConfig, SearchInfo, Searcher, SimpleSearcher, PLAYERS};
+pub use searcher::{players, MakeSearcher, PlayerEntry, SearchConfig, SearchInfo, Searcher, SimpleSearcher};
 pub use session::{BestMove, SearchDone, SearchJob, Session, SessionError};

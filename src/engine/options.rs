@@ -3,7 +3,7 @@
 //! Names are matched without regard to case, as UCI asks; combo values too, and are stored in
 //! their canonical spelling.
 
-use super::searcher::{PlayerEntry, SearchConfig, PLAYERS};
+use super::searcher::{players, PlayerEntry, SearchConfig};
 use crate::core::{Color, Variant};
 use crate::search::Mode;
 
@@ -79,12 +79,13 @@ pub enum OptionError {
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions::with_players(PLAYERS.to_vec())
+        EngineOptions::with_players(players())
     }
 }
 
 impl EngineOptions {
-    /// The default options with a given list of players (tests plug in their own searchers).
+    /// The default options with a given list of players (tests and `murk uci-fog` plug in their
+    /// own searchers).
     pub fn with_players(players: Vec<PlayerEntry>) -> EngineOptions {
         assert!(!players.is_empty(), "at least one player");
         EngineOptions {
@@ -100,8 +101,8 @@ impl EngineOptions {
     }
 
     /// The selected player.
-    pub fn player_entry(&self) -> PlayerEntry {
-        self.players[self.player]
+    pub fn player_entry(&self) -> &PlayerEntry {
+        &self.players[self.player]
     }
 
     /// The searcher configuration for a game in which the engine plays `side`.

@@ -5,7 +5,9 @@
 //! [`Searcher::search`] for every `go`, on a worker thread, with the engine's information state
 //! (never the true position), the `go` limits, a stop flag and a reporting callback.
 //!
-//! To add a player, add one [`PlayerEntry`] line to [`PLAYERS`]; the first entry is the default.
+//! To add a player, add one [`PlayerEntry`] line to [`players`]; the first entry is the default.
+//! A front end with players of its own (`murk uci-fog`) hands its list to
+//! [`super::EngineOptions::with_players`].
 
 use super::info::InfoState;
 use super::limits::Limits;
@@ -14,6 +16,7 @@ use crate::core::{Color, Move, Variant};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// What a searcher is built from at the start of a game.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -72,13 +75,27 @@ pub trait Searcher: Send {
     ) -> Option<Move>;
 }
 
-/// One value of the `Player` option and how to build its searcher.
-#[derive(Clone, Copy)]
+/// Builds a fresh searcher for a new game.
+pub type MakeSearcher = dyn Fn(&SearchConfig) -> Box<dyn Searcher> + Send + Sync;
+
+/// One value of the `Player` option and how to build its searcher. The builder may carry state
+/// shared by the searchers of successive games (e.g. `uci-fog`'s child engine).
+#[derive(Clone)]
 pub struct PlayerEntry {
     /// The option value.
     pub name: &'static str,
     /// Builds a fresh searcher for a new game.
-    pub make: fn(&SearchConfig) -> Box<dyn Searcher>,
+    pub make: Arc<MakeSearcher>,
+}
+
+impl PlayerEntry {
+    /// The player `name`, built by `make`.
+    pub fn new(
+        name: &'static str,
+        make: impl Fn(&SearchConfig) -> Box<dyn Searcher> + Send + Sync + 'static,
+    ) -> PlayerEntry {
+        PlayerEntry { name, make: Arc::new(make) }
+    }
 }
 
 impl std::fmt::Debug for PlayerEntry {
@@ -87,12 +104,14 @@ impl std::fmt::Debug for PlayerEntry {
     }
 }
 
-/// The values of the `Player` option; the first is the default.
-pub const PLAYERS: &[PlayerEntry] = &[
-    PlayerEntry { name: "murk", make: |c| Box::new(crate::search::MurkSearcher::new(c, Default::default())) },
-    PlayerEntry { name: "greedy", make: |c| Box::new(SimpleSearcher::new(SimplePlayer::Greedy, c.seed)) },
-    PlayerEntry { name: "random", make: |c| Box::new(SimpleSearcher::new(SimplePlayer::Random, c.seed)) },
-];
+/// The values of the `Player` option of the `murk` engine; the first is the default.
+pub fn players() -> Vec<PlayerEntry> {
+    vec![
+        PlayerEntry::new("murk", |c| Box::new(crate::search::MurkSearcher::new(c, Default::default()))),
+        PlayerEntry::new("greedy", |c| Box::new(SimpleSearcher::new(SimplePlayer::Greedy, c.seed))),
+        PlayerEntry::new("random", |c| Box::new(SimpleSearcher::new(SimplePlayer::Random, c.seed))),
+    ]
+}
 
 /// A built-in simple player with its own random stream, seeded once per game.
 #[derive(Clone, Debug)]

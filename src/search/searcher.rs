@@ -127,7 +127,7 @@ fn reusable_subtrees(last: &LastSearch, wanted: &HashSet<u64>, memory: usize) ->
 }
 
 /// A legal move that captures an enemy king the player sees.
-fn visible_king_capture(info: &InfoState, legal: &[Move]) -> Option<Move> {
+pub(crate) fn visible_king_capture(info: &InfoState, legal: &[Move]) -> Option<Move> {
     legal.iter().copied().find(|m| {
         !m.is_drop()
             && matches!(info.view().square(m.to), SquareView::Piece(p, _) if p.role == Role::King && p.color != info.side())

@@ -9,4 +9,5 @@ mod rules;
 mod runner;
 mod search;
 mod support;
+mod uci_fog;
 mod views;

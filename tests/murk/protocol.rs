@@ -6,7 +6,7 @@ mod examples;
 mod harness;
 mod leak;
 
-pub use harness::{engine_io, greedy_opponent, play, Engine, Record, Setup};
+pub use harness::{engine_io, greedy_opponent, play, play_on, Engine, Record, Setup};
 use murk::core::{Color, Move, Variant};
 use murk::engine::limits::clock_budget;
 use murk::engine::{EngineOptions, InfoState, Limits, PlayerEntry, SearchClock, SearchInfo, Searcher, Session};
@@ -376,12 +376,12 @@ fn engine_with_players(players: Vec<PlayerEntry>) -> Engine {
 
 #[test]
 fn a_real_search_reports_stops_on_its_budget_and_on_stop() {
-    let counter = PlayerEntry { name: "counter", make: |_| Box::new(Counter) };
-    let mut e = engine_with_players(vec![counter]);
+    let counter = PlayerEntry::new("counter", |_| Box::new(Counter));
+    let mut e = engine_with_players(vec![counter.clone()]);
     let (lines, best) = e.go("nodes 5000");
     let expected: Vec<String> = [1024, 2048, 4096].iter().map(|n| format!("info depth 1 nodes {n} pv b1a3")).collect();
     assert_eq!((lines, best.as_str()), (expected, "b1a3"));
-    let mut e = engine_with_players(vec![counter]);
+    let mut e = engine_with_players(vec![counter.clone()]);
     e.send("go infinite");
     // The worker is still counting: `isready` is answered meanwhile, and no bestmove comes.
     let before: Vec<String> = e.sync().into_iter().filter(|l| !l.starts_with("info depth 1 ")).collect();
@@ -396,7 +396,7 @@ fn a_real_search_reports_stops_on_its_budget_and_on_stop() {
 
 #[test]
 fn a_failing_searcher_is_reported_and_a_legal_move_is_sent_anyway() {
-    let mut e = engine_with_players(vec![PlayerEntry { name: "panicker", make: |_| Box::new(Panicker) }]);
+    let mut e = engine_with_players(vec![PlayerEntry::new("panicker", |_| Box::new(Panicker))]);
     let (lines, best) = e.go("movetime 10");
     assert_eq!(lines, vec!["info string error: search failed: the search returned no move".to_string()]);
     assert_eq!(best, "b1a3");

@@ -5,7 +5,7 @@
 use crate::protocol::Engine;
 use crate::support::{random_game, rng, Step};
 use murk::core::{Move, Variant};
-use murk::engine::{EngineOptions, Session, PLAYERS};
+use murk::engine::{players, EngineOptions, Session};
 use murk::protocol::command::parse;
 use murk::rules::{Game, Played, Position};
 use murk::view::Observation;
@@ -155,7 +155,7 @@ fn session_strategy() -> impl Strategy<Value = Vec<String>> {
 /// A session offering only the built-in simple players, so that fuzzing stays fast whatever the
 /// default player becomes.
 fn simple_session() -> Session {
-    let simple = PLAYERS.iter().copied().filter(|p| ["random", "greedy"].contains(&p.name)).collect();
+    let simple = players().into_iter().filter(|p| ["random", "greedy"].contains(&p.name)).collect();
     Session::new(EngineOptions::with_players(simple))
 }
 

@@ -3,7 +3,7 @@
 //! their closing lines, PGN and JSON records, SPRT, replay, and the leak audit (every record
 //! written here is audited; `local` audits many in-process games).
 
-mod fake;
+pub mod fake;
 mod local;
 mod units;
 

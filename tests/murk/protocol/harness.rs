@@ -115,7 +115,14 @@ pub struct Engine {
 impl Engine {
     /// Starts `murk` with no arguments.
     pub fn start() -> Engine {
+        Engine::start_with(&[], &[])
+    }
+
+    /// Starts `murk` with these arguments and extra environment variables.
+    pub fn start_with(args: &[&str], envs: &[(&str, &str)]) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_murk"))
+            .args(args)
+            .envs(envs.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -301,9 +308,8 @@ pub fn greedy_opponent(seed: u64) -> impl FnMut(&Game) -> Move {
     }
 }
 
-/// Starts an engine and sets up the game: handshake, options, position, side.
-fn open_game(setup: &Setup) -> (Engine, Position, Vec<String>) {
-    let mut engine = Engine::start();
+/// Sets up the game on a started engine: handshake, options, position, side.
+fn open_game(mut engine: Engine, setup: &Setup) -> (Engine, Position, Vec<String>) {
     engine.send("uci");
     engine.until(|l| l == "uciok");
     for (name, value) in &setup.options {
@@ -328,7 +334,12 @@ fn open_game(setup: &Setup) -> (Engine, Position, Vec<String>) {
 
 /// Plays a whole game: the referee keeps the true game, the engine is told only its observations.
 pub fn play(setup: &Setup, opponent: &mut Opponent) -> Record {
-    let (mut engine, start, errors) = open_game(setup);
+    play_on(Engine::start(), setup, opponent)
+}
+
+/// [`play`] against an engine already started (e.g. `murk uci-fog`).
+pub fn play_on(engine: Engine, setup: &Setup, opponent: &mut Opponent) -> Record {
+    let (mut engine, start, errors) = open_game(engine, setup);
     let mut game = Game::new(start);
     let mut rec = Record {
         transcript: Vec::new(),
