@@ -59,7 +59,7 @@ fn search(pos: &Position, mut alpha: f32, beta: f32, ply: u32, nodes: &mut u32) 
             let gain = see(pos, m);
             let checking_drop = m.is_drop();
             // A losing capture is skipped, and so is one that cannot reach alpha.
-            if (!checking_drop && gain < 0.0) || (!checking_drop && stand + gain.max(0.0) + DELTA_MARGIN < alpha) {
+            if !checking_drop && (gain < 0.0 || stand + gain + DELTA_MARGIN < alpha) {
                 return None;
             }
             Some((gain, m))

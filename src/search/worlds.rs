@@ -14,7 +14,7 @@ use std::time::Instant;
 
 /// What waiting for an update's thread gave.
 enum Received {
-    Belief(Belief, Option<String>),
+    Belief(Box<Belief>, Option<String>),
     NotYet,
     Lost,
 }
@@ -26,7 +26,7 @@ fn receive_until(rx: &Receiver<(Belief, Option<String>)>, deadline: Option<Insta
         Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
     };
     match got {
-        Ok((belief, note)) => Received::Belief(belief, note),
+        Ok((belief, note)) => Received::Belief(Box::new(belief), note),
         Err(RecvTimeoutError::Timeout) => Received::NotYet,
         Err(RecvTimeoutError::Disconnected) => Received::Lost,
     }
@@ -88,7 +88,7 @@ impl WorldSource {
     pub fn update_until(&mut self, info: &InfoState, budget: &Budget, deadline: Option<Instant>) -> Update {
         if let Some(pending) = self.pending.take() {
             match receive_until(&pending, deadline) {
-                Received::Belief(belief, _) => self.belief = Some(belief),
+                Received::Belief(belief, _) => self.belief = Some(*belief),
                 Received::NotYet => {
                     self.pending = Some(pending);
                     return Update::Late;
@@ -115,7 +115,7 @@ impl WorldSource {
         match receive_until(&rx, deadline) {
             Received::Belief(belief, note) => {
                 let size = belief.len();
-                self.belief = Some(belief);
+                self.belief = Some(*belief);
                 Update::Ready(size, note)
             }
             Received::NotYet => {
