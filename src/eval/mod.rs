@@ -238,26 +238,30 @@ fn hand_score(pos: &Position, side: Color, enemy_attacks: Bitboard) -> f32 {
     if hand.is_empty() {
         return 0.0;
     }
-    let enemy = side.opponent();
-    let king = pos.king(enemy);
-    let occ = pos.occupied();
+    let king = pos.king(side.opponent());
     let mut score = 0.0;
     for role in hand.roles() {
         score += HAND_FACTOR * piece_value(role) * hand.count(role) as f32;
         let Some(king) = king else { continue };
-        let from = match role {
-            Role::Knight => attacks::knight(king),
-            Role::Bishop => attacks::bishop(king, occ),
-            Role::Rook => attacks::rook(king, occ),
-            Role::Queen => attacks::queen(king, occ),
-            Role::Pawn => attacks::pawn_attacks(enemy, king),
-            _ => Bitboard::EMPTY,
-        } & pos.variant().board_mask()
-            & !occ;
-        let safe = (from & !enemy_attacks).count().min(3);
+        let safe = (drop_squares_attacking(pos, role, king, side) & !enemy_attacks).count().min(3);
         score += 0.2 * safe as f32;
     }
     score
+}
+
+/// The empty squares onto which `dropper` may drop a `role` that then attacks the square `king`
+/// (no pawn on the first or last rank).
+pub fn drop_squares_attacking(pos: &Position, role: Role, king: Square, dropper: Color) -> Bitboard {
+    let occ = pos.occupied();
+    let from = match role {
+        Role::Knight => attacks::knight(king),
+        Role::Bishop => attacks::bishop(king, occ),
+        Role::Rook => attacks::rook(king, occ),
+        Role::Queen => attacks::queen(king, occ),
+        Role::Pawn => attacks::pawn_attacks(dropper.opponent(), king) & !(Bitboard::rank(0) | Bitboard::rank(7)),
+        _ => Bitboard::EMPTY,
+    };
+    from & pos.variant().board_mask() & !occ
 }
 
 /// Pieces of the side to move that the enemy attacks with a cheaper piece or that stand

@@ -15,7 +15,7 @@ use std::path::PathBuf;
 pub const BUILTINS: [&str; 3] = ["random", "greedy", "murk"];
 
 /// How to start one engine and what to tell it before its first game.
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
 pub struct EngineSpec {
     /// The program to run.
     pub program: PathBuf,
@@ -58,15 +58,7 @@ impl EngineSpec {
     /// Parses `text`; built-ins run `murk_exe` (normally the running binary).
     pub fn parse(text: &str, murk_exe: &std::path::Path) -> Result<EngineSpec, SpecError> {
         let words = split_words(text).ok_or_else(|| SpecError::Quote(text.to_string()))?;
-        let mut spec = EngineSpec {
-            program: PathBuf::new(),
-            args: Vec::new(),
-            dir: None,
-            name: None,
-            options: Vec::new(),
-            builtin: None,
-            tc: None,
-        };
+        let mut spec = EngineSpec::default();
         let mut program: Option<String> = None;
         for word in words {
             if let Some(kind) = word.strip_prefix("builtin:") {

@@ -6,7 +6,8 @@
 //! them lost heavily in Dark Chess and Dark Crossroads (the tree then hardly looks at the moves it
 //! calls losing), while for drops they are what makes the Crazyhouse search work.
 
-use crate::core::{attacks, Bitboard, Move, MoveKind, Role};
+use crate::core::{Move, MoveKind, Role};
+use crate::eval::drop_squares_attacking;
 use crate::eval::see::{piece_value, see};
 use crate::rules::Position;
 
@@ -42,17 +43,7 @@ fn move_score(pos: &Position, m: Move) -> f32 {
 /// True if a piece of `role` dropped by `m` attacks the enemy king.
 fn attacks_king_after_drop(pos: &Position, role: Role, m: Move) -> bool {
     let us = pos.turn();
-    let Some(king) = pos.king(us.opponent()) else { return false };
-    let occ = pos.occupied().with(m.to);
-    let reach = match role {
-        Role::Knight => attacks::knight(m.to),
-        Role::Bishop => attacks::bishop(m.to, occ),
-        Role::Rook => attacks::rook(m.to, occ),
-        Role::Queen => attacks::queen(m.to, occ),
-        Role::Pawn => attacks::pawn_attacks(us, m.to),
-        _ => Bitboard::EMPTY,
-    };
-    reach.contains(king)
+    pos.king(us.opponent()).is_some_and(|king| drop_squares_attacking(pos, role, king, us).contains(m.to))
 }
 
 /// Priors for `moves` in `pos`, summing to one.

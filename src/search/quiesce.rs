@@ -4,10 +4,9 @@
 //! captures are pruned by static exchange evaluation; a side whose king is attacked may not stand
 //! pat and answers with every move, for a few plies.
 
-use crate::core::attacks;
-use crate::core::{Bitboard, Move, Role};
+use crate::core::{Move, Role};
 use crate::eval::see::{captured_value, see};
-use crate::eval::{score, WIN};
+use crate::eval::{drop_squares_attacking, score, WIN};
 use crate::rules::{MoveList, MoveSink, PlyVerdict, Position};
 
 /// Deepest quiescence ply.
@@ -103,19 +102,8 @@ fn tactical_moves(pos: &Position, ply: u32) -> MoveList {
 fn push_checking_drops(pos: &Position, moves: &mut MoveList) {
     let us = pos.turn();
     let Some(king) = pos.king(us.opponent()) else { return };
-    let occ = pos.occupied();
-    let empty = pos.variant().board_mask() & !occ;
-    let hand = pos.hand(us);
-    for role in hand.roles() {
-        let from = match role {
-            Role::Knight => attacks::knight(king),
-            Role::Bishop => attacks::bishop(king, occ),
-            Role::Rook => attacks::rook(king, occ),
-            Role::Queen => attacks::queen(king, occ),
-            Role::Pawn => attacks::pawn_attacks(us.opponent(), king) & !(Bitboard::rank(0) | Bitboard::rank(7)),
-            _ => Bitboard::EMPTY,
-        };
-        moves.push_drops(role, from & empty);
+    for role in pos.hand(us).roles() {
+        moves.push_drops(role, drop_squares_attacking(pos, role, king, us));
     }
 }
 

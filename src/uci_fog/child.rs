@@ -111,15 +111,7 @@ impl ChildEngine {
     /// Starts the engine and completes the handshake by `deadline`: `uci`, `VariantPath` (then
     /// `uci` again, to learn the variants it added), the user's options, `MultiPV`, `isready`.
     pub fn start(config: &ChildConfig, deadline: Instant) -> Result<ChildEngine, ChildError> {
-        let spec = EngineSpec {
-            program: config.program.clone(),
-            args: Vec::new(),
-            dir: None,
-            name: None,
-            options: Vec::new(),
-            builtin: None,
-            tc: None,
-        };
+        let spec = EngineSpec { program: config.program.clone(), ..EngineSpec::default() };
         // A program just written (installed, or made by a test) stays busy for writing while any
         // process forked meanwhile still holds the writer's descriptor: try again until it execs.
         let io = loop {
