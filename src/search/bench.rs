@@ -21,15 +21,24 @@ use std::time::Instant;
 /// Options of `murk bench`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct BenchArgs {
-    /// Iterations per position.
-    #[arg(long, default_value_t = 20_000)]
-    pub nodes: u64,
+    /// Nodes per position: tree iterations for `pimc` and `ismcts` (default 20000), positions
+    /// visited for `alphabeta` (default 400000).
+    #[arg(long)]
+    pub nodes: Option<u64>,
     /// Threads (the node count does not depend on it).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Share knowledge across worlds by `pimc` or `ismcts`.
-    #[arg(long, default_value = "pimc", value_parser = parse_mode)]
+    /// The search: `alphabeta` (the engine's default), `pimc` or `ismcts`.
+    #[arg(long, default_value = Mode::default().name(), value_parser = parse_mode)]
     pub mode: Mode,
+}
+
+/// The bench's nodes per position for `mode`: about a second in all on one core.
+fn default_nodes(mode: Mode) -> u64 {
+    match mode {
+        Mode::AlphaBeta => 400_000,
+        Mode::Pimc | Mode::Ismcts => 20_000,
+    }
 }
 
 /// Parses a search mode name.
@@ -37,7 +46,7 @@ pub fn parse_mode(s: &str) -> Result<Mode, String> {
     Mode::ALL
         .into_iter()
         .find(|m| m.name() == s)
-        .ok_or_else(|| format!("unknown search mode '{s}' (expected pimc or ismcts)"))
+        .ok_or_else(|| format!("unknown search mode '{s}' (expected pimc, ismcts or alphabeta)"))
 }
 
 /// The bench positions: each start, and middlegames with fog, hands, cannons and horses.
@@ -88,7 +97,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> anyhow::Result<()> {
         let hash_mib = EngineOptions::default().hash_mib;
         let config = SearchConfig { variant, side, seed: 1, threads: args.threads, hash_mib, mode: args.mode };
         let mut searcher = MurkSearcher::new(&config, SearchParams::default());
-        let limits = Limits { nodes: Some(args.nodes), ..Limits::default() };
+        let limits = Limits { nodes: Some(args.nodes.unwrap_or(default_nodes(args.mode))), ..Limits::default() };
         let mut nodes = 0;
         let best = searcher.search(&info, &limits, &AtomicBool::new(false), &mut |r| nodes = r.nodes.unwrap_or(nodes));
         total += nodes;

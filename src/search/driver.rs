@@ -20,22 +20,25 @@ use std::sync::atomic::AtomicBool;
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub enum Mode {
     /// Perfect-information trees, one per sampled world, merged at the root.
-    #[default]
     Pimc,
     /// Single-observer information-set MCTS: trees over the engine's information sets, a new
     /// world each iteration.
     Ismcts,
+    /// Alpha-beta on each sampled world, every root move scored, merged at the root.
+    #[default]
+    AlphaBeta,
 }
 
 impl Mode {
-    /// Both modes.
-    pub const ALL: [Mode; 2] = [Mode::Pimc, Mode::Ismcts];
+    /// Every mode.
+    pub const ALL: [Mode; 3] = [Mode::Pimc, Mode::Ismcts, Mode::AlphaBeta];
 
-    /// The option value: `pimc` or `ismcts`.
+    /// The option value: `pimc`, `ismcts` or `alphabeta`.
     pub fn name(self) -> &'static str {
         match self {
             Mode::Pimc => "pimc",
             Mode::Ismcts => "ismcts",
+            Mode::AlphaBeta => "alphabeta",
         }
     }
 }
@@ -99,14 +102,14 @@ pub fn units(
     reuse: &mut HashMap<u64, Tree>,
 ) -> Vec<Unit> {
     let count = match mode {
-        Mode::Pimc => worlds.len(),
         Mode::Ismcts => trees.max(1),
+        Mode::Pimc | Mode::AlphaBeta => worlds.len(),
     };
     let per_unit_nodes = (memory_bytes / NODE_BYTES / count.max(1)).max(64);
     (0..count)
         .map(|i| {
             let (members, sampler) = match mode {
-                Mode::Pimc => (vec![i], None),
+                Mode::Pimc | Mode::AlphaBeta => (vec![i], None),
                 Mode::Ismcts => {
                     let weights: Vec<f64> = worlds.iter().map(|w| w.1.max(1e-12)).collect();
                     ((0..worlds.len()).collect(), WeightedIndex::new(weights).ok())
@@ -114,8 +117,8 @@ pub fn units(
             };
             let quota = nodes.map(|n| n / count as u64 + u64::from((i as u64) < n % count as u64));
             let reused = match mode {
-                Mode::Pimc => reuse.remove(&world_key(&worlds[i].0)),
                 Mode::Ismcts => None,
+                Mode::Pimc | Mode::AlphaBeta => reuse.remove(&world_key(&worlds[i].0)),
             };
             let tree = match reused {
                 Some(mut tree) => {

@@ -2,6 +2,7 @@
 //! priors, leaves valued by the hand-written evaluation, PIMC or single-observer ISMCTS, run in
 //! parallel with rayon, and a risk-aware root choice.
 
+pub mod alphabeta;
 pub mod bench;
 pub mod driver;
 pub mod priors;

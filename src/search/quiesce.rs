@@ -24,8 +24,15 @@ const MAX_NODES: u32 = 256;
 
 /// The quiescence value of `pos` for the side to move, in pawns.
 pub fn quiesce(pos: &Position) -> f32 {
+    quiesce_window(pos, -WIN - 1.0, WIN + 1.0).0
+}
+
+/// The quiescence value of `pos` within the window `alpha..beta` (fail-soft: a value outside it
+/// is a bound), and the positions it visited.
+pub fn quiesce_window(pos: &Position, alpha: f32, beta: f32) -> (f32, u32) {
     let mut nodes = 0;
-    search(pos, -WIN - 1.0, WIN + 1.0, 0, &mut nodes)
+    let value = search(pos, alpha, beta, 0, &mut nodes);
+    (value, nodes)
 }
 
 fn search(pos: &Position, mut alpha: f32, beta: f32, ply: u32, nodes: &mut u32) -> f32 {

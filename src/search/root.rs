@@ -2,9 +2,10 @@
 //! risk-aware blend of the mean and the worst case, with a one-ply safety check per world (a move
 //! that lets the opponent take our king in some worlds is worth the worst there).
 
+use super::alphabeta::WorldScores;
 use super::tree::{move_key, Tree};
 use crate::core::{Color, Move};
-use crate::eval::blind_drop_squares;
+use crate::eval::{blind_drop_squares, to_value};
 use crate::rules::Position;
 use rayon::prelude::*;
 
@@ -96,28 +97,67 @@ pub fn candidates(legal: &[Move], danger: &[Danger], trees: &[(&Tree, f64)], alp
     legal
         .iter()
         .zip(danger)
-        .map(|(&mv, &Danger { king_loss, blind_drop })| {
-            let mut visits = 0u64;
-            let (mut sum, mut weight, mut worst) = (0.0f64, 0.0f64, f32::INFINITY);
-            for (tree, w) in trees {
-                if let Some(child) = tree.root_children().find(|c| c.mv == mv && c.visits > 0) {
-                    visits += child.visits as u64;
-                    sum += w * child.q() as f64;
-                    weight += w;
-                    worst = worst.min(child.q());
-                }
-            }
-            let mean = if weight > 0.0 { (sum / weight) as f32 } else { -1.0 };
-            let mut worst = if worst.is_finite() { worst } else { mean };
-            if king_loss > 0.0 {
-                worst = -1.0;
-            }
-            let lost = (king_loss + BLIND_DROP_LOSS * blind_drop).min(1.0);
-            let mean = mean * (1.0 - lost) - lost;
-            let score = (1.0 - alpha) * mean + alpha * worst;
-            Candidate { mv, visits, mean, worst, king_loss, blind_drop, score }
+        .map(|(&mv, danger)| {
+            let samples = trees.iter().filter_map(|(tree, w)| {
+                let child = tree.root_children().find(|c| c.mv == mv && c.visits > 0)?;
+                Some(Sample { value: child.q(), weight: *w, visits: child.visits as u64 })
+            });
+            candidate(mv, danger, samples, alpha)
         })
         .collect()
+}
+
+/// Merges per-world alpha-beta scores (each with its world's weight) into one candidate per
+/// move of `legal`, as [`candidates`] does for trees; each world that scored a move counts as
+/// one visit.
+pub fn candidates_from_scores(
+    legal: &[Move],
+    danger: &[Danger],
+    worlds: &[(&WorldScores, f64)],
+    alpha: f32,
+) -> Vec<Candidate> {
+    (0..legal.len())
+        .map(|i| {
+            let samples = worlds.iter().filter_map(move |(world, w)| {
+                let score = world.scores[i]?;
+                Some(Sample { value: to_value(score), weight: *w, visits: 1 })
+            });
+            candidate(legal[i], &danger[i], samples, alpha)
+        })
+        .collect()
+}
+
+/// One world's or tree's estimate of a move.
+struct Sample {
+    /// Value in (-1, 1) for the side playing the move.
+    value: f32,
+    /// The weight of the world (or tree).
+    weight: f64,
+    /// The effort behind the estimate.
+    visits: u64,
+}
+
+/// The candidate for `mv` from its samples: weighted mean and worst case, both lowered by the
+/// safety check's `danger`, blended by `alpha`.
+fn candidate(mv: Move, danger: &Danger, samples: impl Iterator<Item = Sample>, alpha: f32) -> Candidate {
+    let Danger { king_loss, blind_drop } = *danger;
+    let mut visits = 0u64;
+    let (mut sum, mut weight, mut worst) = (0.0f64, 0.0f64, f32::INFINITY);
+    for sample in samples {
+        visits += sample.visits;
+        sum += sample.weight * sample.value as f64;
+        weight += sample.weight;
+        worst = worst.min(sample.value);
+    }
+    let mean = if weight > 0.0 { (sum / weight) as f32 } else { -1.0 };
+    let mut worst = if worst.is_finite() { worst } else { mean };
+    if king_loss > 0.0 {
+        worst = -1.0;
+    }
+    let lost = (king_loss + BLIND_DROP_LOSS * blind_drop).min(1.0);
+    let mean = mean * (1.0 - lost) - lost;
+    let score = (1.0 - alpha) * mean + alpha * worst;
+    Candidate { mv, visits, mean, worst, king_loss, blind_drop, score }
 }
 
 /// The candidate to play: the best score among moves searched at least a twentieth as much as

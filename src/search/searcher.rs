@@ -1,6 +1,7 @@
 //! Murk's own player: keeps the belief up to date, draws worlds from it, runs the determinized
 //! search under the `go` budget and picks the move by the risk-aware root rule.
 
+use super::alphabeta::{score_root_moves, WorldLimit, WorldScores};
 use super::driver::{self, Mode, Unit};
 use super::root;
 use super::tree::Tree;
@@ -16,8 +17,9 @@ use crate::view::SquareView;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::AtomicBool;
-use std::time::Duration;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// The search's tunable choices (the mode comes from [`SearchConfig`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -212,7 +214,11 @@ impl Searcher for MurkSearcher {
                 return SimplePlayer::Greedy.choose_from(info, &legal, &mut rng);
             }
         };
-        let worlds = self.worlds.draw(self.world_count(&clock), &mut rng);
+        let count = match self.config.mode {
+            Mode::AlphaBeta => alphabeta_world_count(&clock, self.pool.current_num_threads()),
+            Mode::Pimc | Mode::Ismcts => self.world_count(&clock),
+        };
+        let worlds = self.worlds.draw(count, &mut rng);
         let updated = clock.elapsed();
         let danger_worlds = self.worlds.draw(self.danger_world_count(&clock, legal.len()), &mut rng);
         let danger = self.pool.install(|| root::dangers(&legal, &danger_worlds, info.side()));
@@ -226,6 +232,11 @@ impl Searcher for MurkSearcher {
                 ..SearchInfo::default()
             });
             return legal.first().copied();
+        }
+        let phases = Phases { belief_size, updated, checked };
+        if self.config.mode == Mode::AlphaBeta {
+            self.last = None;
+            return self.search_alphabeta(&legal, &danger, &worlds, &clock, stop, phases, report);
         }
         let memory = (self.config.hash_mib.max(2) / 2) << 20;
         let budget_nodes = clock.budget().nodes;
@@ -262,11 +273,12 @@ impl Searcher for MurkSearcher {
         }
         let mut last = root.progress(total, &units);
         last.string = Some(format!(
-            "worlds {belief_size} sampled {} reused {reused} mode {} belief_ms {} danger_ms {} search_ms {}",
+            "worlds {} sampled {} reused {reused} mode {} belief_ms {} danger_ms {} search_ms {}",
+            phases.belief_size,
             worlds.len(),
             self.config.mode.name(),
-            updated.as_millis(),
-            (checked - updated).as_millis(),
+            phases.updated.as_millis(),
+            (phases.checked - phases.updated).as_millis(),
             searched.as_millis()
         ));
         let best = last.pv.first().copied().or_else(|| legal.first().copied());
@@ -278,6 +290,107 @@ impl Searcher for MurkSearcher {
         best
     }
 }
+
+/// How the time before the search went: the belief's size, and the clock when the belief was
+/// updated and when the safety check was done.
+#[derive(Clone, Copy)]
+struct Phases {
+    belief_size: usize,
+    updated: Duration,
+    checked: Duration,
+}
+
+/// Milliseconds of a timed move each alpha-beta world should get at least.
+const ALPHABETA_MS_PER_WORLD: f64 = 12.0;
+/// Nodes each alpha-beta world should get at least under a node budget.
+const ALPHABETA_NODES_PER_WORLD: u64 = 20_000;
+/// Least and most worlds an alpha-beta search samples.
+const ALPHABETA_WORLDS: (usize, usize) = (4, 16);
+
+/// How many worlds an alpha-beta search draws: enough that each gets its share of the time (on
+/// `threads` threads) or of the nodes.
+fn alphabeta_world_count(clock: &SearchClock, threads: usize) -> usize {
+    let budget = clock.budget();
+    let by_budget = match (budget.nodes, budget.soft.or(budget.hard)) {
+        (Some(n), _) => (n / ALPHABETA_NODES_PER_WORLD) as usize,
+        (None, Some(t)) => (t.as_secs_f64() * 1000.0 * threads as f64 / ALPHABETA_MS_PER_WORLD) as usize,
+        (None, None) => ALPHABETA_WORLDS.1,
+    };
+    by_budget.clamp(ALPHABETA_WORLDS.0, ALPHABETA_WORLDS.1)
+}
+
+impl MurkSearcher {
+    /// Scores every legal move by alpha-beta on each world (in parallel, the time shared out as
+    /// the worlds start) and plays the best by the root rule.
+    #[allow(clippy::too_many_arguments)]
+    fn search_alphabeta(
+        &mut self,
+        legal: &[Move],
+        danger: &[root::Danger],
+        worlds: &[(Position, f64)],
+        clock: &SearchClock,
+        stop: &AtomicBool,
+        phases: Phases,
+        report: &mut dyn FnMut(SearchInfo),
+    ) -> Option<Move> {
+        let search_clock = clock.with_reserve(REPLY_RESERVE);
+        let budget = search_clock.budget();
+        let end = budget.soft.or(budget.hard).map(|t| search_clock.started() + t);
+        let per_world_nodes = budget.nodes.map(|n| (n / worlds.len() as u64).max(1));
+        let threads = self.pool.current_num_threads();
+        let left = AtomicUsize::new(worlds.len());
+        let results: Vec<WorldScores> = self.pool.install(|| {
+            worlds
+                .par_iter()
+                .map(|(world, _)| {
+                    let remaining = left.fetch_sub(1, Ordering::Relaxed).max(1);
+                    let deadline = end.map(|end| {
+                        let now = Instant::now();
+                        let share = end.saturating_duration_since(now).mul_f64((threads as f64 / remaining as f64).min(1.0));
+                        now + share
+                    });
+                    let limit = WorldLimit { nodes: per_world_nodes, deadline, max_depth: ALPHABETA_MAX_DEPTH };
+                    score_root_moves(world, legal, limit, stop)
+                })
+                .collect()
+        });
+        let weighted: Vec<(&WorldScores, f64)> = results.iter().zip(worlds).map(|(r, w)| (r, w.1)).collect();
+        let candidates = root::candidates_from_scores(legal, danger, &weighted, self.params.risk);
+        let best = root::choose(&candidates);
+        let elapsed = clock.elapsed();
+        let nodes: u64 = results.iter().map(|r| r.nodes).sum();
+        let depth = results.iter().map(|r| r.depth).min().unwrap_or(0);
+        let pv = best.map_or_else(Vec::new, |b| {
+            weighted
+                .iter()
+                .filter(|(r, _)| r.pv.first() == Some(&b.mv))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map_or(vec![b.mv], |(r, _)| r.pv.clone())
+        });
+        report(SearchInfo {
+            depth: Some(depth),
+            nodes: Some(nodes),
+            nps: Some((nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64),
+            time_ms: Some(elapsed.as_millis() as u64),
+            score_cp: best.map(|b| value_to_cp(b.score)),
+            pv,
+            string: Some(format!(
+                "worlds {} sampled {} reused 0 mode {} belief_ms {} danger_ms {} search_ms {}",
+                phases.belief_size,
+                worlds.len(),
+                self.config.mode.name(),
+                phases.updated.as_millis(),
+                (phases.checked - phases.updated).as_millis(),
+                elapsed.saturating_sub(phases.checked).as_millis()
+            )),
+            ..SearchInfo::default()
+        });
+        best.map(|b| b.mv).or_else(|| legal.first().copied())
+    }
+}
+
+/// Deepest alpha-beta iteration (a bound for searches without a time or node limit).
+const ALPHABETA_MAX_DEPTH: u32 = 64;
 
 /// What the root decision of one search needs besides the trees.
 struct RootState<'a> {
@@ -293,8 +406,8 @@ impl RootState<'_> {
     /// The current choice as an `info` report.
     fn progress(&self, nodes: u64, units: &[Unit]) -> SearchInfo {
         let trees: Vec<(&Tree, f64)> = match self.mode {
-            Mode::Pimc => units.iter().zip(self.worlds).map(|(u, w)| (&u.tree, w.1)).collect(),
             Mode::Ismcts => units.iter().map(|u| (&u.tree, 1.0)).collect(),
+            Mode::Pimc | Mode::AlphaBeta => units.iter().zip(self.worlds).map(|(u, w)| (&u.tree, w.1)).collect(),
         };
         let candidates = root::candidates(self.legal, self.danger, &trees, self.risk);
         let best = root::choose(&candidates);

@@ -34,7 +34,7 @@ fn king_hangs(variant: Variant, fen: &str, m: &str) -> bool {
     pos.in_check(side)
 }
 
-const MODES: [Mode; 2] = [Mode::Pimc, Mode::Ismcts];
+const MODES: [Mode; 3] = [Mode::Pimc, Mode::Ismcts, Mode::AlphaBeta];
 
 #[test]
 fn takes_a_king_it_sees() {
@@ -87,14 +87,22 @@ fn respects_enemy_drops_next_to_the_king() {
 
 #[test]
 fn fixed_nodes_give_the_same_move_and_count_on_any_thread_count() {
-    for (variant, mode) in [(Variant::DarkChess, Mode::Pimc), (Variant::DarkCrossroads, Mode::Ismcts)] {
+    let cases = [
+        (Variant::DarkChess, Mode::Pimc, 2000),
+        (Variant::DarkCrossroads, Mode::Ismcts, 2000),
+        (Variant::DarkCrazyhouse, Mode::AlphaBeta, 100_000),
+    ];
+    for (variant, mode, budget) in cases {
         let fen = variant.start_fen();
-        let (m1, r1) = search(variant, fen, mode, 2000, 1);
-        let (m2, r2) = search(variant, fen, mode, 2000, 2);
+        let (m1, r1) = search(variant, fen, mode, budget, 1);
+        let (m2, r2) = search(variant, fen, mode, budget, 2);
         assert_eq!(m1, m2);
         let nodes = |r: &[SearchInfo]| r.last().and_then(|i| i.nodes);
         assert_eq!(nodes(&r1), nodes(&r2));
-        assert_eq!(nodes(&r1), Some(2000));
+        // Trees count iterations exactly; alpha-beta stops each world within a clock interval
+        // and one quiescence search of its quota.
+        let tolerance = if mode == Mode::AlphaBeta { budget / 10 } else { 0 };
+        assert!(nodes(&r1).unwrap().abs_diff(budget) <= tolerance, "{mode:?}: {:?}", nodes(&r1));
         assert_eq!(r1.last().map(|i| i.pv.clone()), r2.last().map(|i| i.pv.clone()));
         let text = r1.last().and_then(|i| i.string.clone()).unwrap_or_default();
         assert!(text.contains("worlds") && text.contains("sampled"), "{text}");
@@ -185,4 +193,99 @@ fn a_hanging_queen_is_not_left_hanging() {
     pos.play_unchecked(mv);
     let queen = pos.pieces(Color::White, Role::Queen).first().expect("the queen is still there");
     assert!(!pos.is_attacked(queen, Color::Black), "{m} leaves the queen en prise");
+}
+
+/// The engine's information state after the true game from `fen` went through `moves` (the
+/// engine plays `side` and sends its own moves; it observes every ply as the rules report it),
+/// and the true position then.
+fn after_moves(variant: Variant, fen: &str, side: Color, moves: &[&str]) -> (InfoState, Position) {
+    use murk::rules::{Game, Played};
+    use murk::view::Observation;
+    let start = Position::from_fen(variant, fen).unwrap();
+    let mut game = Game::new(start.clone());
+    let mut info = InfoState::new(start, side);
+    for text in moves {
+        let wanted = Move::parse(text, variant).unwrap();
+        let mv = if game.position().turn() == side { info.send_move(wanted).unwrap() } else { wanted };
+        let Ok(Played::Moved(report)) = game.play(mv) else { panic!("{text} is not a move here") };
+        info.observe(Observation::after_ply(game.position(), &report, side)).unwrap();
+    }
+    (info, game.position().clone())
+}
+
+/// The engine's move from `info` in `mode` with a node budget.
+fn search_info(info: &InfoState, mode: Mode, nodes: u64) -> Move {
+    let config =
+        SearchConfig { variant: info.variant(), side: info.side(), seed: 5, threads: 1, hash_mib: 64, mode };
+    let mut searcher = MurkSearcher::new(&config, SearchParams::default());
+    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+    let mv = searcher.search(info, &limits, &AtomicBool::new(false), &mut |_| {}).expect("a move");
+    assert!(info.legal_moves().contains(&mv), "illegal {mv:?}");
+    mv
+}
+
+/// A node budget that gives each mode a real search (alpha-beta counts quiescence nodes too).
+fn nodes_for(mode: Mode) -> u64 {
+    match mode {
+        Mode::AlphaBeta => 200_000,
+        Mode::Pimc | Mode::Ismcts => 3000,
+    }
+}
+
+#[test]
+fn the_king_does_not_recapture_where_an_unseen_knight_may_guard() {
+    // The black knight leaves f6 for the fog (g4, which guards f2, among its squares), then the
+    // queen comes out of the fog to take on f2. Rxf2 is safe; Kxf2 loses the king wherever the
+    // knight went to e4 or g4.
+    let variant = Variant::DarkChess;
+    let fen = "4k3/p7/1q3n2/8/8/8/P4P1P/5RK1 b - - 0 1";
+    let (info, truth) = after_moves(variant, fen, Color::White, &["f6g4", "a2a3", "b6f2"]);
+    for square in ["e4", "g4"] {
+        let sq = murk::core::Square::parse(square).unwrap();
+        assert!(info.view().fog().contains(sq), "{square} must be in the fog");
+    }
+    assert!(info.legal_moves().iter().any(|m| m.to_uci(variant) == "g1f2"));
+    for mode in MODES {
+        let m = search_info(&info, mode, nodes_for(mode)).to_uci(variant);
+        assert_ne!(m, "g1f2", "{mode:?}: the king recaptures into the knight (true position {})", truth.to_fen());
+    }
+}
+
+#[test]
+fn a_recapture_that_opens_the_kings_file_to_an_unseen_rook_is_avoided() {
+    // The bishop takes on d3 from the fog; exd3 would open the e-file to the rook on e8, which
+    // the engine has not seen since the start; cxd3 recaptures safely.
+    let variant = Variant::DarkChess;
+    let fen = "4r1k1/8/6b1/8/8/3N4/2P1P3/4K3 b - - 0 1";
+    let (info, _) = after_moves(variant, fen, Color::White, &["g6d3"]);
+    let e8 = murk::core::Square::parse("e8").unwrap();
+    assert!(info.view().fog().contains(e8), "the rook must be unseen");
+    for mode in MODES {
+        let m = search_info(&info, mode, nodes_for(mode)).to_uci(variant);
+        assert_ne!(m, "e2d3", "{mode:?}: the recapture opens the king's file");
+    }
+}
+
+#[test]
+fn the_king_is_not_left_where_a_knight_from_the_hand_can_take_it_unseen() {
+    // Black holds a knight. On g1 every square a dropped knight would attack the king from is
+    // seen; Kf1 leaves d2 in the fog and f2-f4 leaves f3 in it. The engine keeps its king where
+    // no knight can be dropped unseen next to it.
+    let variant = Variant::DarkCrazyhouse;
+    let fen = "4k3/8/8/8/8/8/5PPP/4R1K1[n] w - - 0 1";
+    let pos = Position::from_fen(variant, fen).unwrap();
+    assert!(!murk::eval::blind_drop_squares(&pos, Color::White).any(), "g1 starts safe");
+    let blind_after = |m: Move| {
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        murk::eval::blind_drop_squares(&after, Color::White).any()
+    };
+    let unsafe_moves: Vec<String> =
+        pos.moves().iter().filter(|&&m| blind_after(m)).map(|m| m.to_uci(variant)).collect();
+    assert!(unsafe_moves.contains(&"g1f1".to_string()) && unsafe_moves.contains(&"f2f4".to_string()), "{unsafe_moves:?}");
+    let info = InfoState::new(pos.clone(), Color::White);
+    for mode in MODES {
+        let m = search_info(&info, mode, nodes_for(mode));
+        assert!(!blind_after(m), "{mode:?}: {} lets a knight be dropped unseen next to the king", m.to_uci(variant));
+    }
 }
