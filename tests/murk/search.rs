@@ -289,3 +289,34 @@ fn the_king_is_not_left_where_a_knight_from_the_hand_can_take_it_unseen() {
         assert!(!blind_after(m), "{mode:?}: {} lets a knight be dropped unseen next to the king", m.to_uci(variant));
     }
 }
+
+#[test]
+fn a_king_race_inferred_from_a_capture_is_stopped() {
+    // Red's king, hidden behind the pawn it blocks, takes the pawn on d2: the engine never sees
+    // it, but only the king could have made that capture. Next it steps onto rank 1 and arms a
+    // Try; White stops the race only by covering rank 1 now (Va1), so that any king arriving
+    // there is taken.
+    let variant = Variant::DarkCrossroads;
+    let fen = "5o/6/6/V4K/6/3k2/3P2/6 b - - 0 1";
+    let (info, truth) = after_moves(variant, fen, Color::White, &["d3d2"]);
+    let d2 = murk::core::Square::parse("d2").unwrap();
+    assert!(info.view().fog().contains(d2), "the racing king must be unseen");
+    // The race is stopped if every king step onto rank 1 can be answered by taking the king.
+    let race_stopped = |m: Move| {
+        let mut pos = truth.clone();
+        pos.play_unchecked(m);
+        pos.moves().iter().filter(|r| pos.role_at(r.from) == Some(Role::King) && r.to.rank() == 0).all(|&r| {
+            let mut after = pos.clone();
+            after.play_unchecked(r);
+            let king = after.king(Color::Black).unwrap();
+            after.moves().iter().any(|a| a.to == king)
+        })
+    };
+    let stoppers: Vec<String> =
+        info.legal_moves().iter().filter(|&&m| race_stopped(m)).map(|m| m.to_uci(variant)).collect();
+    assert!(!stoppers.is_empty() && stoppers.len() < info.legal_moves().len(), "{stoppers:?}");
+    for mode in MODES {
+        let m = search_info(&info, mode, nodes_for(mode));
+        assert!(race_stopped(m), "{mode:?}: {} lets the king reach rank 1 (stoppers {stoppers:?})", m.to_uci(variant));
+    }
+}
