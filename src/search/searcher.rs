@@ -272,15 +272,7 @@ impl Searcher for MurkSearcher {
             self.speed = total as f64 / searched.as_secs_f64();
         }
         let mut last = root.progress(total, &units);
-        last.string = Some(format!(
-            "worlds {} sampled {} reused {reused} mode {} belief_ms {} danger_ms {} search_ms {}",
-            phases.belief_size,
-            worlds.len(),
-            self.config.mode.name(),
-            phases.updated.as_millis(),
-            (phases.checked - phases.updated).as_millis(),
-            searched.as_millis()
-        ));
+        last.string = Some(phases.describe(worlds.len(), reused, self.config.mode, searched));
         let best = last.pv.first().copied().or_else(|| legal.first().copied());
         report(last);
         if let Some(best) = best {
@@ -298,6 +290,21 @@ struct Phases {
     belief_size: usize,
     updated: Duration,
     checked: Duration,
+}
+
+impl Phases {
+    /// The `info string` of a finished search: the belief's size, the worlds searched and
+    /// reused, the mode, and where the time went.
+    fn describe(&self, sampled: usize, reused: usize, mode: Mode, searched: Duration) -> String {
+        format!(
+            "worlds {} sampled {sampled} reused {reused} mode {} belief_ms {} danger_ms {} search_ms {}",
+            self.belief_size,
+            mode.name(),
+            self.updated.as_millis(),
+            (self.checked - self.updated).as_millis(),
+            searched.as_millis()
+        )
+    }
 }
 
 /// Milliseconds of a timed move each alpha-beta world should get at least.
@@ -374,15 +381,7 @@ impl MurkSearcher {
             time_ms: Some(elapsed.as_millis() as u64),
             score_cp: best.map(|b| value_to_cp(b.score)),
             pv,
-            string: Some(format!(
-                "worlds {} sampled {} reused 0 mode {} belief_ms {} danger_ms {} search_ms {}",
-                phases.belief_size,
-                worlds.len(),
-                self.config.mode.name(),
-                phases.updated.as_millis(),
-                (phases.checked - phases.updated).as_millis(),
-                elapsed.saturating_sub(phases.checked).as_millis()
-            )),
+            string: Some(phases.describe(worlds.len(), 0, self.config.mode, elapsed.saturating_sub(phases.checked))),
             ..SearchInfo::default()
         });
         best.map(|b| b.mv).or_else(|| legal.first().copied())
