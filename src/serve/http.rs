@@ -9,7 +9,7 @@
 
 use super::engine::{Engine, Timing};
 use super::wire::{self, Problem};
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::server::conn::http1;
@@ -30,6 +30,10 @@ pub const TURN_PATH: &str = "/internal/engine/turn";
 pub const OBSERVE_PATH: &str = "/internal/engine/observe";
 /// The health route.
 pub const HEALTH_PATH: &str = "/health";
+
+/// The most of an oversized body read and discarded before its 413 (a larger one, or one
+/// declared larger, gets the 413 at once and the connection is closed).
+pub const DRAIN_LIMIT_BYTES: usize = 64 << 20;
 
 /// How the HTTP front end is set up.
 #[derive(Clone, Debug)]
@@ -238,19 +242,42 @@ async fn serve_engine_route(request: Request<Incoming>, context: &Context, recei
     };
     let too_large = || Problem::new(413, "payload_too_large", format!("the body is larger than {limit} bytes"));
     let declared = request.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
+    if declared.is_some_and(|n| n > DRAIN_LIMIT_BYTES as u64) {
         return problem_response(&too_large(), true);
     }
-    let body = Limited::new(request.into_body(), limit);
-    let bytes = match tokio::time::timeout(context.config.body_timeout, body.collect()).await {
-        Err(_) => {
-            let ms = context.config.body_timeout.as_millis();
-            return problem_response(&Problem::new(408, "request_timeout", format!("the body did not arrive within {ms} ms")), true);
+    // Read the body within the timeout; past the limit, read on (up to DRAIN_LIMIT_BYTES) and
+    // discard, so that a client still writing its body reads the 413 instead of a broken pipe.
+    let deadline = tokio::time::Instant::now() + context.config.body_timeout;
+    let mut body = request.into_body();
+    let mut bytes = Vec::new();
+    let mut total = 0usize;
+    loop {
+        match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) => {
+                let ms = context.config.body_timeout.as_millis();
+                let message = format!("the body did not arrive within {ms} ms");
+                return problem_response(&Problem::new(408, "request_timeout", message), true);
+            }
+            Ok(None) => break,
+            Ok(Some(Err(e))) => {
+                let message = format!("the body could not be read: {e}");
+                return problem_response(&Problem::new(400, "bad_body", message), true);
+            }
+            Ok(Some(Ok(frame))) => {
+                let Ok(data) = frame.into_data() else { continue };
+                total = total.saturating_add(data.len());
+                if total > DRAIN_LIMIT_BYTES {
+                    return problem_response(&too_large(), true);
+                }
+                if total <= limit {
+                    bytes.extend_from_slice(&data);
+                }
+            }
         }
-        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => return problem_response(&too_large(), true),
-        Ok(Err(e)) => return problem_response(&Problem::new(400, "bad_body", format!("the body could not be read: {e}")), true),
-        Ok(Ok(collected)) => collected.to_bytes(),
-    };
+    }
+    if total > limit {
+        return problem_response(&too_large(), false);
+    }
     let engine = Arc::clone(&context.engine);
     let answer = tokio::task::spawn_blocking(move || -> Result<Value, Problem> {
         let value = wire::parse_document(&bytes)?;
