@@ -37,7 +37,8 @@ use std::time::{Duration, Instant};
 /// default).
 pub const DEFAULT_MOVETIME_MS: u64 = 1000;
 
-/// The longest watchdog honoured (a larger header is read as this).
+/// The longest watchdog honoured (a larger header is read as this), and the longest time any
+/// one move is given.
 pub const MAX_WATCHDOG_MS: u64 = 600_000;
 
 /// The least memory one game's searcher is given, in MiB.
@@ -124,9 +125,10 @@ impl TimePlan {
         let ms = Duration::from_millis;
         let watchdog = timing.watchdog_ms.filter(|&w| w > 0).map(|w| w.min(MAX_WATCHDOG_MS));
         let within = watchdog.map(|w| w.saturating_sub(reply_margin_ms(w)).max(1));
-        let cap = |t: u64| within.map_or(t, |w| t.min(w)).max(1);
-        let remaining = clock.remaining_ms.filter(|r| r.is_finite()).map(|r| r.max(0.0) as u64);
-        let increment = if clock.increment_ms.is_finite() { clock.increment_ms.max(0.0) as u64 } else { 0 };
+        let cap = |t: u64| within.map_or(t, |w| t.min(w)).clamp(1, MAX_WATCHDOG_MS);
+        let clamp = |v: f64| if v.is_finite() { v.clamp(0.0, 1e12) as u64 } else { 0 };
+        let remaining = clock.remaining_ms.map(clamp);
+        let increment = clamp(clock.increment_ms);
         let (movetime_ms, clock_ms, budget_ms, hard_ms) = match (timing.compute_budget_ms.filter(|&b| b > 0), remaining) {
             (Some(b), _) => (Some(cap(b)), None, cap(b), cap(b)),
             (None, Some(r)) => {
@@ -136,7 +138,7 @@ impl TimePlan {
             }
             (None, None) => (Some(cap(DEFAULT_MOVETIME_MS)), None, cap(DEFAULT_MOVETIME_MS), cap(DEFAULT_MOVETIME_MS)),
         };
-        let answer_by = timing.received + ms(within.unwrap_or(hard_ms.saturating_mul(2) + 100));
+        let answer_by = timing.received + ms(within.unwrap_or(hard_ms * 2 + 100));
         TimePlan { received: timing.received, movetime_ms, clock_ms, budget_ms, answer_by }
     }
 

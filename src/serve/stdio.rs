@@ -45,7 +45,10 @@ pub fn run(engine: Arc<Engine>, mut input: impl BufRead, mut output: impl Write)
             if line.trim().is_empty() {
                 continue;
             }
-            answer_line(&engine, line.trim().as_bytes(), received)
+            let line = line.trim().as_bytes();
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer_line(&engine, line, received))).unwrap_or_else(|_| {
+                error_line(Value::Null, &Problem::new(500, "internal_error", "the engine failed on this line"), false)
+            })
         };
         writeln!(output, "{answer}")?;
         output.flush()?;

@@ -5,6 +5,9 @@
 
 mod bad_input;
 mod client;
+mod examples;
 mod games;
 mod leak;
+mod load;
 mod referee;
+mod sessions;
