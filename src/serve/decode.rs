@@ -70,7 +70,8 @@ pub fn square_of_name(variant: Variant, name: &str) -> Option<Square> {
 /// A `visibility_mask`: `0x` and 1 to 16 hex digits (Mistboard writes 16 for 8x8 boards; 12
 /// suffice for the 48 squares of Crossroads); no bit beyond the board may be set.
 pub fn parse_mask(variant: Variant, text: &str) -> Result<Bitboard, String> {
-    let digits = text.strip_prefix("0x").ok_or_else(|| format!("visibility_mask '{}' does not start with 0x", clip(text)))?;
+    let digits =
+        text.strip_prefix("0x").ok_or_else(|| format!("visibility_mask '{}' does not start with 0x", clip(text)))?;
     if digits.is_empty() || digits.len() > 16 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(format!("visibility_mask '{}' is not 0x and 1 to 16 hex digits", clip(text)));
     }
@@ -130,7 +131,9 @@ pub fn role_of_letter(variant: Variant, letter: &str) -> Option<Role> {
 pub fn move_to_wire(variant: Variant, side: Color, m: Move) -> WireMove {
     let name = |sq: Square| sq.to_string();
     match m.kind {
-        MoveKind::Drop(role) => WireMove { from: format!("*{}", role_letter(variant, role)), to: name(m.to), promotion: None },
+        MoveKind::Drop(role) => {
+            WireMove { from: format!("*{}", role_letter(variant, role)), to: name(m.to), promotion: None }
+        }
         MoveKind::Castle => {
             let king_side = m.to.file() > m.from.file();
             WireMove { from: name(m.from), to: name(Castling::rook_square(side, king_side)), promotion: None }
@@ -181,7 +184,11 @@ pub fn check_move_shape(variant: Variant, m: &WireMove) -> Result<(), String> {
 
 /// A move as text for messages: `e2e4`, `e7e8=queen`, `*N@e5`.
 pub fn describe(m: &WireMove) -> String {
-    let mut s = if m.from.starts_with('*') { format!("{}@{}", clip(&m.from), clip(&m.to)) } else { format!("{}{}", clip(&m.from), clip(&m.to)) };
+    let mut s = if m.from.starts_with('*') {
+        format!("{}@{}", clip(&m.from), clip(&m.to))
+    } else {
+        format!("{}{}", clip(&m.from), clip(&m.to))
+    };
     if let Some(p) = &m.promotion {
         s.push('=');
         s.push_str(&clip(p));
@@ -280,7 +287,8 @@ pub fn view_text(variant: Variant, side: Color, obs: &WireObservation, ep: Optio
     let pieces = obs.visible_pieces.as_deref().ok_or("missing field `visible_pieces`")?;
     let mut cells: Vec<Option<String>> = vec![None; 64];
     for (index, piece) in pieces {
-        let sq = square_of_index(variant, *index).ok_or_else(|| format!("visible_pieces: square {index} is off the board"))?;
+        let sq = square_of_index(variant, *index)
+            .ok_or_else(|| format!("visible_pieces: square {index} is off the board"))?;
         if !mask.contains(sq) {
             return Err(format!("visible_pieces: square {index} ({sq}) is not in visibility_mask"));
         }
@@ -300,7 +308,8 @@ pub fn view_text(variant: Variant, side: Color, obs: &WireObservation, ep: Optio
         cells[sq.index()] = Some(cell);
     }
     for (index, owner) in obs.shrouded.as_deref().unwrap_or(&[]) {
-        let sq = square_of_index(variant, *index).ok_or_else(|| format!("shrouded: square {index} is off the board"))?;
+        let sq =
+            square_of_index(variant, *index).ok_or_else(|| format!("shrouded: square {index} is off the board"))?;
         if variant.is_chess_board() {
             return Err(format!("shrouded: {variant} has no silhouettes (square {index})"));
         }
@@ -438,7 +447,13 @@ fn capture_value(role: Role) -> f64 {
 /// cannot follow, a search past the deadline): take a king the latest observation shows, else the
 /// most valuable piece it shows, else any legal move; ties broken by `seed`. `None` only when
 /// `legal` is empty.
-pub fn fallback_move(variant: Variant, side: Color, last: Option<&WireObservation>, legal: &[WireMove], seed: u64) -> Option<WireMove> {
+pub fn fallback_move(
+    variant: Variant,
+    side: Color,
+    last: Option<&WireObservation>,
+    legal: &[WireMove],
+    seed: u64,
+) -> Option<WireMove> {
     if legal.is_empty() {
         return None;
     }

@@ -13,12 +13,12 @@
 //! worker is told to stop and finishes in the background.
 
 use super::decode::{
-    check_move_shape, clip, color, decode_view, describe, fallback_move, move_from_wire, move_to_wire,
-    square_of_index, variant_of_spec,
+    check_move_shape, clip, color, decode_view, describe, fallback_move, move_from_wire, move_to_wire, square_of_index,
+    variant_of_spec,
 };
 use super::wire::{
-    ObsKind, ObservationAck, ObservationPush, Problem, TurnRequest, TurnResponse, WireClock, WireMove,
-    WireObservation, PROTOCOL_VERSION,
+    ObsKind, ObservationAck, ObservationPush, Problem, TurnRequest, TurnResponse, WireClock, WireMove, WireObservation,
+    PROTOCOL_VERSION,
 };
 use crate::core::{Color, Move, MoveKind, Role, Variant};
 use crate::engine::limits::clock_budget;
@@ -129,7 +129,8 @@ impl TimePlan {
         let clamp = |v: f64| if v.is_finite() { v.clamp(0.0, 1e12) as u64 } else { 0 };
         let remaining = clock.remaining_ms.map(clamp);
         let increment = clamp(clock.increment_ms);
-        let (movetime_ms, clock_ms, budget_ms, hard_ms) = match (timing.compute_budget_ms.filter(|&b| b > 0), remaining) {
+        let (movetime_ms, clock_ms, budget_ms, hard_ms) = match (timing.compute_budget_ms.filter(|&b| b > 0), remaining)
+        {
             (Some(b), _) => (Some(cap(b)), None, cap(b), cap(b)),
             (None, Some(r)) => {
                 let (soft, hard) = clock_budget(r, increment, None, overhead_ms);
@@ -420,8 +421,7 @@ impl Engine {
         let ours_wire: Vec<WireMove> = ours.iter().map(|&m| move_to_wire(variant, side, m)).collect();
         let missing: Vec<String> =
             ours_wire.iter().filter(|w| !request.legal_moves.contains(w)).map(describe).collect();
-        let extra: Vec<String> =
-            request.legal_moves.iter().filter(|w| !ours_wire.contains(w)).map(describe).collect();
+        let extra: Vec<String> = request.legal_moves.iter().filter(|w| !ours_wire.contains(w)).map(describe).collect();
         let searchmoves: Vec<Move> = if missing.is_empty() && extra.is_empty() {
             Vec::new()
         } else {
@@ -505,7 +505,8 @@ impl Engine {
             }
             let next = s.info.plies() as u64 + u64::from(delta.kind != ObsKind::DropRejected);
             if delta.ply != next || delta.kind == ObsKind::Initial {
-                let why = format!("the delta (ply {}) does not follow the held history (ply {})", delta.ply, s.info.plies());
+                let why =
+                    format!("the delta (ply {}) does not follow the held history (ply {})", delta.ply, s.info.plies());
                 return Err(SyncError::Refused(no_state(&why)));
             }
             apply_entry(s, delta, &request.legal_moves)
@@ -515,7 +516,9 @@ impl Engine {
         }
         let transcript = request.observation_transcript.as_deref().unwrap_or(&[]);
         if transcript.is_empty() {
-            return Err(SyncError::Refused(Problem::invalid("observationTranscript is empty (its first entry is `initial`)")));
+            return Err(SyncError::Refused(Problem::invalid(
+                "observationTranscript is empty (its first entry is `initial`)",
+            )));
         }
         let reuse = state.as_ref().is_some_and(|s| {
             same_game(s) && transcript.len() >= s.applied.len() && transcript[..s.applied.len()] == s.applied[..]
@@ -539,8 +542,9 @@ impl Engine {
                 return Err(at("the first entry must be `initial` at ply 0".into()));
             }
             let expected = crate::view::View::of(&start, side);
-            let view = decode_view(variant, side, initial, start.turn() == side, &|_, _| expected.ep_square().is_some())
-                .map_err(at)?;
+            let view =
+                decode_view(variant, side, initial, start.turn() == side, &|_, _| expected.ep_square().is_some())
+                    .map_err(at)?;
             if view != expected {
                 return Err(at(format!(
                     "it is not {}'s view of the start position (expected {}, got {})",
@@ -658,8 +662,8 @@ fn apply_entry(s: &mut GameState, obs: &WireObservation, hint: &[WireMove]) -> R
             if let Some(index) = obs.own_capture_square {
                 // Mistboard reports the rook's home square after castling (a square its own
                 // piece left other than the move's origin); anything else is a contradiction.
-                let rook_home = (mv.kind == MoveKind::Castle)
-                    .then(|| Castling::rook_square(side, mv.to.file() > mv.from.file()));
+                let rook_home =
+                    (mv.kind == MoveKind::Castle).then(|| Castling::rook_square(side, mv.to.file() > mv.from.file()));
                 if square_of_index(variant, index).is_none() || square_of_index(variant, index) != rook_home {
                     return Err(format!("own_capture_square {index} after our own move"));
                 }
@@ -696,9 +700,8 @@ fn apply_entry(s: &mut GameState, obs: &WireObservation, hint: &[WireMove]) -> R
             };
             let view = decode_view(variant, side, obs, true, &takes)?;
             if let Some(index) = obs.opp_capture_landing_square {
-                let enemy_there = square_of_index(variant, index).is_some_and(|sq| {
-                    matches!(view.square(sq), SquareView::Piece(p, _) if p.color != side)
-                });
+                let enemy_there = square_of_index(variant, index)
+                    .is_some_and(|sq| matches!(view.square(sq), SquareView::Piece(p, _) if p.color != side));
                 if !enemy_there {
                     return Err(format!("opp_capture_landing_square {index} does not show an enemy piece"));
                 }
@@ -710,7 +713,10 @@ fn apply_entry(s: &mut GameState, obs: &WireObservation, hint: &[WireMove]) -> R
                 return Err(format!("drop_rejected in {variant}, which has no drops"));
             }
             if !info.is_our_turn() || obs.ply != plies {
-                return Err(format!("drop_rejected at ply {}: only our own drop in our turn (ply {plies}) can bounce", obs.ply));
+                return Err(format!(
+                    "drop_rejected at ply {}: only our own drop in our turn (ply {plies}) can bounce",
+                    obs.ply
+                ));
             }
             let wanted = obs.own_move.as_ref().ok_or("missing field `own_move` (the drop that bounced)")?;
             let legal = info.legal_moves();

@@ -233,7 +233,12 @@ async fn handle(request: Request<Incoming>, context: &Context) -> Response<Full<
     response
 }
 
-async fn serve_engine_route(request: Request<Incoming>, context: &Context, received: Instant, turn: bool) -> Response<Full<Bytes>> {
+async fn serve_engine_route(
+    request: Request<Incoming>,
+    context: &Context,
+    received: Instant,
+    turn: bool,
+) -> Response<Full<Bytes>> {
     let limit = context.config.max_body_bytes;
     let timing = Timing {
         received,

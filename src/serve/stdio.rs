@@ -21,7 +21,8 @@ pub const MAX_LINE_BYTES: u64 = 16 << 20;
 
 /// Serves lines from `input` until its end.
 pub fn run(engine: Arc<Engine>, mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
-    let ready = json!({ "kind": "ready", "engine": crate::protocol::ENGINE_NAME, "protocolVersion": wire::PROTOCOL_VERSION });
+    let ready =
+        json!({ "kind": "ready", "engine": crate::protocol::ENGINE_NAME, "protocolVersion": wire::PROTOCOL_VERSION });
     writeln!(output, "{ready}")?;
     output.flush()?;
     let mut buf = Vec::new();
@@ -46,9 +47,14 @@ pub fn run(engine: Arc<Engine>, mut input: impl BufRead, mut output: impl Write)
                 continue;
             }
             let line = line.trim().as_bytes();
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer_line(&engine, line, received))).unwrap_or_else(|_| {
-                error_line(Value::Null, &Problem::new(500, "internal_error", "the engine failed on this line"), false)
-            })
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer_line(&engine, line, received)))
+                .unwrap_or_else(|_| {
+                    error_line(
+                        Value::Null,
+                        &Problem::new(500, "internal_error", "the engine failed on this line"),
+                        false,
+                    )
+                })
         };
         writeln!(output, "{answer}")?;
         output.flush()?;
@@ -135,6 +141,7 @@ fn answer_line(engine: &Arc<Engine>, line: &[u8], received: Instant) -> Value {
         let push = wire::from_value::<wire::ObservationPush>(value).and_then(|p| engine.observe(p));
         return bare(push.map(|ack| serde_json::to_value(ack).unwrap_or(Value::Null)));
     }
-    let answer = wire::turn_request(value).and_then(|request| engine.turn(request, Timing { received, compute_budget_ms: None, watchdog_ms: None }));
+    let answer = wire::turn_request(value)
+        .and_then(|request| engine.turn(request, Timing { received, compute_budget_ms: None, watchdog_ms: None }));
     bare(answer.map(|r| serde_json::to_value(r).unwrap_or(Value::Null)))
 }

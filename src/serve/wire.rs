@@ -271,8 +271,8 @@ pub fn turn_request(value: serde_json::Value) -> Result<TurnRequest, Problem> {
     let request: TurnRequest = from_value(value)?;
     match (&request.observation_transcript, &request.latest_observation_delta) {
         (Some(_), None) | (None, Some(_)) => Ok(request),
-        _ => Err(Problem::invalid(
-            "exactly one of `observationTranscript` and `latestObservationDelta` must be present",
-        )),
+        _ => {
+            Err(Problem::invalid("exactly one of `observationTranscript` and `latestObservationDelta` must be present"))
+        }
     }
 }

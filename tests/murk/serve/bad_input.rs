@@ -18,7 +18,8 @@ fn request_after(variant: Variant, plies: usize, name: &str) -> (Referee, Value)
     while referee.game.moves().len() < plies {
         if referee.engine_to_move() {
             let legal = super::referee::legal_moves(&referee.game);
-            let pick = legal.iter().find(|m| !m["from"].as_str().unwrap_or("").starts_with('*')).expect("a move").clone();
+            let pick =
+                legal.iter().find(|m| !m["from"].as_str().unwrap_or("").starts_with('*')).expect("a move").clone();
             referee.play_engine(&pick).expect("legal");
         } else {
             let m = opponent(&referee.game);
@@ -148,7 +149,10 @@ fn a_transcript_that_contradicts_itself_gets_a_legal_move_and_a_diagnostic() {
     cases.push((r, "observationTranscript[3]: ply 7"));
     // A piece shown outside the mask.
     let mut r = good.clone();
-    r["observationTranscript"][2]["visible_pieces"].as_array_mut().unwrap().push(json!([idx("e6"), { "type": "Q", "color": "black" }]));
+    r["observationTranscript"][2]["visible_pieces"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!([idx("e6"), { "type": "Q", "color": "black" }]));
     cases.push((r, "not in visibility_mask"));
     // One of our pieces vanishes without a reported capture.
     let mut r = good.clone();
@@ -259,7 +263,8 @@ fn a_body_over_the_limit_gets_413_and_the_server_lives_on() {
 #[test]
 fn a_slow_client_gets_408_while_the_others_are_served() {
     let http_config = HttpConfig { body_timeout: Duration::from_millis(400), ..HttpConfig::default() };
-    let Local { http, server, engine: _engine } = local(ServeConfig { player: "random".into(), ..ServeConfig::default() }, http_config);
+    let Local { http, server, engine: _engine } =
+        local(ServeConfig { player: "random".into(), ..ServeConfig::default() }, http_config);
     let (_, good) = request_after(Variant::DarkChess, 2, "slow");
     let body = good.to_string();
     let started = Instant::now();
@@ -289,7 +294,8 @@ fn a_slow_client_gets_408_while_the_others_are_served() {
 #[test]
 fn without_the_token_a_request_gets_401_and_no_work() {
     let http_config = HttpConfig { token: Some("s3cret-token".into()), ..HttpConfig::default() };
-    let Local { http, engine, server: _server } = local(ServeConfig { player: "murk".into(), ..ServeConfig::default() }, http_config);
+    let Local { http, engine, server: _server } =
+        local(ServeConfig { player: "murk".into(), ..ServeConfig::default() }, http_config);
     let (_, good) = request_after(Variant::DarkChess, 2, "token");
     for token in [None, Some("wrong"), Some("s3cret-toke"), Some("s3cret-token2"), Some("")] {
         let mut client = http.clone();

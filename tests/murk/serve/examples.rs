@@ -89,7 +89,10 @@ fn example_lines(ex: &Example, seed: u64, http: &Http) -> Option<Vec<String>> {
         let before = referee.bounces;
         referee.play_engine(&reply.body["move"]).expect("a legal answer");
         if referee.bounces > before {
-            lines.push(format!("# the drop bounced: {} holds a hidden piece", reply.body["move"]["to"].as_str().unwrap_or("?")));
+            lines.push(format!(
+                "# the drop bounced: {} holds a hidden piece",
+                reply.body["move"]["to"].as_str().unwrap_or("?")
+            ));
         }
         if (ex.wanted)(&lines) {
             return Some(lines);
@@ -169,10 +172,15 @@ fn serve_examples_in_protocol_md_replay_exactly() {
             }
         }
         assert!(answers >= 2, "{}", ex.title);
-        (ex.wanted)(block).then_some(()).unwrap_or_else(|| panic!("{}: the example no longer shows what it must", ex.title));
+        (ex.wanted)(block)
+            .then_some(())
+            .unwrap_or_else(|| panic!("{}: the example no longer shows what it must", ex.title));
     }
     let [chess, house, cross] = [0, 1, 2].map(|i| blocks[i].join("\n"));
     assert!(!chess.contains("gameSpecId") && !chess.contains("startFen"), "dark chess is Mistboard's own wire");
-    assert!(house.contains("\"kind\":\"drop_rejected\"") && house.contains("\"from\":\"*"), "crazyhouse: a drop and its bounce");
+    assert!(
+        house.contains("\"kind\":\"drop_rejected\"") && house.contains("\"from\":\"*"),
+        "crazyhouse: a drop and its bounce"
+    );
     assert!(cross.contains("\"shrouded\"") && cross.contains("dark-crossroads-chess"), "crossroads: a silhouette");
 }

@@ -24,12 +24,17 @@ fn http_plays_whole_games_of_each_variant() {
         let mut ask = |request: &serde_json::Value, _| http.turn(request, BUDGET_MS, WATCHDOG_MS);
         let played = play(seat, &mut ask, &mut greedy_opponent(i as u64), 160, WATCHDOG_MS);
         assert!(played.replies.len() >= 3, "{variant}: too short a game to test anything");
-        let sources: Vec<&str> = played.replies.iter().filter_map(|r| r.body["diagnostics"]["source"].as_str()).collect();
+        let sources: Vec<&str> =
+            played.replies.iter().filter_map(|r| r.body["diagnostics"]["source"].as_str()).collect();
         assert!(sources.iter().all(|&s| s == "search"), "{variant}: {sources:?}");
         let slowest = played.replies.iter().map(|r| r.elapsed).max().unwrap_or_default();
         let outcome = played.referee.game.outcome().map_or("unfinished".to_string(), |o| o.to_string());
         let plies = played.referee.game.moves().len();
-        eprintln!("{variant} {}: {plies} plies, {outcome}, {} answers, slowest {slowest:?}", side.name(), played.replies.len());
+        eprintln!(
+            "{variant} {}: {plies} plies, {outcome}, {} answers, slowest {slowest:?}",
+            side.name(),
+            played.replies.len()
+        );
         ended += usize::from(played.referee.game.outcome().is_some());
     }
     assert!(ended >= 2, "most games should end within 160 plies ({ended} of {})", SEATS.len());

@@ -36,7 +36,10 @@ fn requests_of(seat: &Seat, plan: &[Step]) -> Option<Vec<Value>> {
                 referee.play_engine(answer).ok()?;
             }
             Step::Opponent(m) => {
-                if referee.engine_to_move() || referee.game.outcome().is_some() || !referee.game.position().moves().contains(m) {
+                if referee.engine_to_move()
+                    || referee.game.outcome().is_some()
+                    || !referee.game.position().moves().contains(m)
+                {
                     return None;
                 }
                 referee.play_opponent(*m);
@@ -109,7 +112,8 @@ fn leak_check(player: &str, variant: Variant, side: Color) {
     let (seat, a, plan) = found.unwrap_or_else(|| panic!("{player} {variant}: no game with two invisible swaps"));
     let mut b_seat = seat.clone();
     b_seat.session_id = seat.session_id.replace("A-", "B-");
-    let opponent_moves: Vec<Move> = plan.iter().filter_map(|s| if let Step::Opponent(m) = s { Some(*m) } else { None }).collect();
+    let opponent_moves: Vec<Move> =
+        plan.iter().filter_map(|s| if let Step::Opponent(m) = s { Some(*m) } else { None }).collect();
     let mut next = 0;
     let mut b_opponent = |game: &murk::rules::Game| {
         let legal = game.position().moves();

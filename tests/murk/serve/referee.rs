@@ -274,7 +274,8 @@ impl Referee {
         let report = match played {
             Played::Bounced(_) => {
                 let ply = self.game.moves().len();
-                self.transcript.push(json!({ "ply": ply, "kind": "drop_rejected", "own_move": wire_move(variant, side, m) }));
+                self.transcript
+                    .push(json!({ "ply": ply, "kind": "drop_rejected", "own_move": wire_move(variant, side, m) }));
                 self.bounces += 1;
                 return Ok(Answered::Bounced);
             }

@@ -50,7 +50,8 @@ fn extending_rebuilding_and_evicting_sessions_never_changes_an_answer() {
         .collect();
     // Two games held at most, three played interleaved: every request of a game whose state
     // was dropped is replayed from the start.
-    let small = local(ServeConfig { player: "random".into(), max_games: 2, ..ServeConfig::default() }, HttpConfig::default());
+    let small =
+        local(ServeConfig { player: "random".into(), max_games: 2, ..ServeConfig::default() }, HttpConfig::default());
     let mut labels = Vec::new();
     let longest = games.iter().map(Vec::len).max().unwrap_or(0);
     for turn in 0..longest {
@@ -86,8 +87,9 @@ fn extending_rebuilding_and_evicting_sessions_never_changes_an_answer() {
 fn different_sessions_run_in_parallel_and_one_session_in_order() {
     let server = local_player("murk");
     let budget = 300;
-    let requests: Vec<Value> =
-        (0..6).map(|i| Referee::new(Seat::new(Variant::DarkChess, Color::White, &format!("par-{i}"))).request(1)).collect();
+    let requests: Vec<Value> = (0..6)
+        .map(|i| Referee::new(Seat::new(Variant::DarkChess, Color::White, &format!("par-{i}"))).request(1))
+        .collect();
     let started = Instant::now();
     let replies: Vec<Reply> = std::thread::scope(|scope| {
         let handles: Vec<_> =
@@ -109,7 +111,11 @@ fn different_sessions_run_in_parallel_and_one_session_in_order() {
     let mut labels: Vec<&str> = replies.iter().map(|r| r.body["diagnostics"]["cache"].as_str().unwrap_or("")).collect();
     labels.sort();
     assert_eq!(labels, ["hit", "new"], "one request built the session, the other found it built");
-    let (first, second) = if replies[0].body["diagnostics"]["cache"] == "new" { (&replies[0], &replies[1]) } else { (&replies[1], &replies[0]) };
+    let (first, second) = if replies[0].body["diagnostics"]["cache"] == "new" {
+        (&replies[0], &replies[1])
+    } else {
+        (&replies[1], &replies[0])
+    };
     assert!(second.elapsed + Duration::from_millis(20) >= first.elapsed, "the second ended before the first");
 }
 
@@ -121,7 +127,11 @@ fn the_budget_header_the_watchdog_and_the_clock_bound_the_answer() {
     // The budget is spent, about all of it.
     let reply = server.http.turn(&request, 250, 5000);
     assert_eq!(reply.status, 200);
-    assert!(reply.elapsed >= Duration::from_millis(180) && reply.elapsed < Duration::from_millis(1500), "{:?}", reply.elapsed);
+    assert!(
+        reply.elapsed >= Duration::from_millis(180) && reply.elapsed < Duration::from_millis(1500),
+        "{:?}",
+        reply.elapsed
+    );
     assert_eq!(reply.body["diagnostics"]["budgetMs"], 250);
     // A budget beyond the watchdog: the watchdog wins.
     request["sessionId"] = json!("time-2");
@@ -131,7 +141,11 @@ fn the_budget_header_the_watchdog_and_the_clock_bound_the_answer() {
     // No budget header: the clock decides (3 s left, a thirtieth of it).
     request["sessionId"] = json!("time-3");
     request["clock"] = json!({ "remaining_ms": 3000, "increment_ms": 0 });
-    let reply = server.http.post("/internal/engine/turn", &request.to_string(), &[("x-mistboard-engine-timeout-ms", "5000".into())]);
+    let reply = server.http.post(
+        "/internal/engine/turn",
+        &request.to_string(),
+        &[("x-mistboard-engine-timeout-ms", "5000".into())],
+    );
     assert_eq!(reply.status, 200);
     let budget = reply.body["diagnostics"]["budgetMs"].as_u64().unwrap();
     assert!((90..=100).contains(&budget), "{budget}");
@@ -200,7 +214,10 @@ fn observation_pushes_and_deltas_continue_a_held_session() {
         });
         let ack = server.http.post("/internal/engine/observe", &push.to_string(), &[]);
         assert_eq!(ack.status, 200, "{}", ack.body);
-        assert_eq!(ack.body, json!({ "protocolVersion": "1", "gameId": full["gameId"], "sessionId": full["sessionId"], "received": true }));
+        assert_eq!(
+            ack.body,
+            json!({ "protocolVersion": "1", "gameId": full["gameId"], "sessionId": full["sessionId"], "received": true })
+        );
         // A second push of the same ply is a duplicate, and harmless.
         assert_eq!(server.http.post("/internal/engine/observe", &push.to_string(), &[]).status, 200);
         turns += 1;
