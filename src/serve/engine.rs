@@ -406,6 +406,11 @@ impl Engine {
             Err(SyncError::Contradiction(message)) => return Work::Degraded("contradictory_transcript", message, diag),
         };
         diag.insert("cache".into(), json!(cache));
+        if stop.load(Ordering::Relaxed) {
+            // The answer was already given (it waited for this session past its deadline); the
+            // state is up to date for the next request, the search would be thrown away.
+            return Work::Degraded("late", "the deadline passed before the search began".into(), diag);
+        }
         let Some(state) = guard.as_mut() else {
             return Work::Degraded("internal_error", "no session state".into(), diag);
         };

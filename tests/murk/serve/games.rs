@@ -72,3 +72,25 @@ fn stdio_worker_plays_whole_games_of_each_variant() {
     }
     assert!(worker.finish().success());
 }
+
+#[test]
+fn drops_into_the_fog_bounce_and_the_engine_is_asked_again() {
+    let fen = "r3k2r/ppp2ppp/2n5/3qp3/8/2N5/PPP2PPP/R1BQK2R[NBp] w KQkq - 0 1";
+    for player in ["random", "murk"] {
+        let local = local_player(player);
+        let mut bounces = 0;
+        let games = if player == "random" { 40 } else { 6 };
+        for seed in 0..games {
+            let mut seat = Seat::new(Variant::DarkCrazyhouse, Color::White, &format!("drops-{player}-{seed}"));
+            seat.start_fen = Some(fen.into());
+            let http = local.http.clone();
+            let mut ask = |request: &serde_json::Value, _| http.turn(request, BUDGET_MS, WATCHDOG_MS);
+            let played = play(seat, &mut ask, &mut greedy_opponent(seed), 40, WATCHDOG_MS);
+            bounces += played.referee.bounces;
+        }
+        eprintln!("{player}: {bounces} bounced drops in {games} games");
+        if player == "random" {
+            assert!(bounces > 0, "random drops into the fog should bounce now and then");
+        }
+    }
+}
