@@ -423,15 +423,23 @@ impl Engine {
             return Work::Degraded("contradictory_transcript", message, diag);
         }
         let ours: Vec<Move> = state.info.legal_moves().to_vec();
-        let ours_wire: Vec<WireMove> = ours.iter().map(|&m| move_to_wire(variant, side, m)).collect();
-        let missing: Vec<String> =
-            ours_wire.iter().filter(|w| !request.legal_moves.contains(w)).map(describe).collect();
-        let extra: Vec<String> = request.legal_moves.iter().filter(|w| !ours_wire.contains(w)).map(describe).collect();
+        // Each of our moves in the form the request offers it (castling also as `e1g1`).
+        let offered = |m: Move| request.legal_moves.iter().find(|o| move_from_wire(variant, side, &[m], o).is_some());
+        let missing: Vec<String> = ours
+            .iter()
+            .filter(|&&m| offered(m).is_none())
+            .map(|&m| describe(&move_to_wire(variant, side, m)))
+            .collect();
+        let extra: Vec<String> = request
+            .legal_moves
+            .iter()
+            .filter(|o| move_from_wire(variant, side, &ours, o).is_none())
+            .map(describe)
+            .collect();
         let searchmoves: Vec<Move> = if missing.is_empty() && extra.is_empty() {
             Vec::new()
         } else {
-            let common: Vec<Move> =
-                ours.iter().zip(&ours_wire).filter(|(_, w)| request.legal_moves.contains(w)).map(|(&m, _)| m).collect();
+            let common: Vec<Move> = ours.iter().copied().filter(|&m| offered(m).is_some()).collect();
             let message = format!(
                 "legalMoves disagrees with the transcript: offered but not legal from our view: [{}]; legal but not offered: [{}]",
                 list(&extra),
@@ -477,10 +485,7 @@ impl Engine {
         if let Some(text) = last.string {
             diag.insert("info".into(), json!(text));
         }
-        let chosen = best
-            .filter(|m| ours.contains(m))
-            .map(|m| move_to_wire(variant, side, m))
-            .and_then(|w| request.legal_moves.iter().find(|&o| *o == w).cloned());
+        let chosen = best.filter(|m| ours.contains(m)).and_then(offered).cloned();
         match chosen {
             Some(mv) => {
                 diag.insert("source".into(), json!("search"));

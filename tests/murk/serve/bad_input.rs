@@ -346,3 +346,28 @@ fn stdio_answers_bad_lines_with_errors_and_goes_on() {
     assert!(good["legalMoves"].as_array().unwrap().contains(&answer["move"]));
     assert!(worker.finish().success());
 }
+
+#[test]
+fn castling_may_be_offered_as_the_kings_two_square_move() {
+    let Local { http, server: _server, .. } = local_player("random");
+    let mut seat = Seat::new(Variant::DarkChess, Color::White, "castling");
+    seat.start_fen = Some("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1".into());
+    let mut request = Referee::new(seat).request(1);
+    let moves = request["legalMoves"].as_array_mut().unwrap();
+    assert!(
+        moves.contains(&json!({ "from": "e1", "to": "h1" })) && moves.contains(&json!({ "from": "e1", "to": "a1" }))
+    );
+    for m in moves.iter_mut() {
+        if m["from"] == "e1" && (m["to"] == "h1" || m["to"] == "a1") {
+            m["to"] = json!(if m["to"] == "h1" { "g1" } else { "c1" });
+        }
+    }
+    for seed in 0..8 {
+        request["sessionId"] = json!(format!("castling-{seed}"));
+        request["gameId"] = json!(format!("castling-{seed}"));
+        let reply = http.turn(&request, BUDGET_MS, WATCHDOG_MS);
+        assert_eq!(reply.status, 200);
+        assert!(reply.body["diagnostics"].get("error").is_none(), "{}", reply.body);
+        assert!(request["legalMoves"].as_array().unwrap().contains(&reply.body["move"]));
+    }
+}
