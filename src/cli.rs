@@ -63,6 +63,9 @@ pub enum Command {
     /// Speak the engine protocol, choosing moves by running a UCI variant engine (e.g.
     /// Fairy-Stockfish) on worlds drawn from Murk's belief.
     UciFog(crate::uci_fog::UciFogArgs),
+    /// Serve Mistboard's engine protocol (one JSON request per turn) over HTTP or stdio, so a
+    /// game server can use Murk as its engine.
+    Serve(crate::serve::ServeArgs),
 }
 
 /// Parses a side name for clap.
@@ -108,6 +111,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Replay(args)) => crate::runner::run_replay_command(&args)?,
         Some(Command::Bench(args)) => crate::search::bench::run(&args, &mut std::io::stdout().lock())?,
         Some(Command::UciFog(args)) => crate::uci_fog::run(&args)?,
+        Some(Command::Serve(args)) => crate::serve::run(&args)?,
         Some(Command::BeliefEval(args)) => {
             crate::belief::eval::run(&args, &mut std::io::stdout().lock())?;
         }

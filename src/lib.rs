@@ -14,5 +14,6 @@ pub mod protocol;
 pub mod rules;
 pub mod runner;
 pub mod search;
+pub mod serve;
 pub mod uci_fog;
 pub mod view;

@@ -8,6 +8,7 @@ mod protocol_fuzz;
 mod rules;
 mod runner;
 mod search;
+mod serve;
 mod support;
 mod uci_fog;
 mod views;
