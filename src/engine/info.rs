@@ -212,6 +212,28 @@ impl InfoState {
         Ok(())
     }
 
+    /// Checks an `observe ... start` line: the view of the start position, sent once before the
+    /// first ply. It teaches nothing new, so it is only compared with the view computed here.
+    pub fn check_start_view(&self, obs: &Observation) -> Result<(), InfoError> {
+        if self.finished {
+            return Err(InfoError::GameOver);
+        }
+        let fail = |why: &str| Err(InfoError::Contradiction(why.to_string()));
+        if self.plies > 0 || !self.events.is_empty() || self.pending.is_some() {
+            return fail("a start view after the game has begun");
+        }
+        if obs.captured.is_some() || obs.try_armed {
+            return fail("a start view reports a capture or a Try");
+        }
+        if obs.view != self.initial_view {
+            return Err(InfoError::Contradiction(format!(
+                "the start view should be {}",
+                self.initial_view.to_text()
+            )));
+        }
+        Ok(())
+    }
+
     /// Marks the game as over; nothing more is applied.
     pub fn finish(&mut self) {
         self.finished = true;

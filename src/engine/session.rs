@@ -199,12 +199,17 @@ impl Session {
         self.game.as_mut().ok_or(SessionError::NoGame)
     }
 
-    /// `observe <args>`: the observation after the next ply.
+    /// `observe <args>`: the observation after the next ply, or (ending in `start`) the start view.
     pub fn observe(&mut self, args: &str) -> Result<(), SessionError> {
         let game = self.game_mut()?;
         let info = &mut game.info;
         if info.is_finished() {
             return Err(InfoError::GameOver.into());
+        }
+        if let Some(view) = args.trim_end().strip_suffix(" start") {
+            let obs = Observation::parse_args(info.variant(), info.side(), view)?;
+            info.check_start_view(&obs)?;
+            return Ok(());
         }
         let obs = Observation::parse_args(info.variant(), info.side(), args)?;
         info.observe(obs)?;

@@ -103,6 +103,7 @@ fn audit_side(rec: &GameRecord, truth: &Truth, side: Color, counts: &mut AuditCo
             "position" => check_position(truth, args),
             "side" if args == side.name() => Ok(()),
             "go" => check_go(truth, plies, side, args),
+            "observe" if args.ends_with(" start") => check_start_view(truth, plies, side, args),
             "observe" => {
                 let r = check_observe(truth, plies, side, line);
                 plies += 1;
@@ -160,6 +161,15 @@ fn check_go(truth: &Truth, plies: usize, side: Color, args: &str) -> Result<(), 
         }
     }
     Ok(())
+}
+
+fn check_start_view(truth: &Truth, plies: usize, side: Color, args: &str) -> Result<(), String> {
+    let expected = format!("{} start", Observation::initial(&truth.start, side).to_args());
+    match (plies, args == expected) {
+        (0, true) => Ok(()),
+        (0, false) => Err(format!("the start view is '{expected}'")),
+        _ => Err("a start view after the first ply".into()),
+    }
 }
 
 fn check_observe(truth: &Truth, plies: usize, side: Color, line: &str) -> Result<(), String> {

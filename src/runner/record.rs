@@ -61,9 +61,10 @@ impl Forfeit {
         FORFEITS.iter().find(|(f, _)| *f == self).map(|(_, n)| *n).unwrap_or("forfeit")
     }
 
-    /// True if the engine should be restarted before its next game.
+    /// True if the engine must be restarted before its next game whatever it does now (an engine
+    /// that overran its time is restarted only if it does not answer `stop`: the referee decides).
     pub fn needs_restart(self) -> bool {
-        matches!(self, Forfeit::TimeForfeit | Forfeit::Crash | Forfeit::Unresponsive)
+        matches!(self, Forfeit::Crash | Forfeit::Unresponsive)
     }
 }
 

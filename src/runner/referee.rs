@@ -1,6 +1,6 @@
 //! The referee: plays one game between two engines on the true position. It checks every move
 //! with the rules core, answers bounces, keeps the clocks, and tells each engine only what
-//! protocol.md allows: `position`/`side` at the start, `observe` (its own view) after every ply,
+//! protocol.md allows: `position`/`side` and the start view at the start, `observe` (its own view) after every ply,
 //! `bounce` after its own bounced drop, `go` with the clocks, and `gameover` at the end.
 
 use super::clock::{Clocks, TimeControl};
@@ -11,6 +11,9 @@ use crate::core::{Color, Move};
 use crate::rules::{Game, Outcome, PlayError, Played, PlyReport, Position};
 use crate::view::Observation;
 use std::time::{Duration, Instant};
+
+/// How long an engine that overran its time may take to answer `stop` before it is restarted.
+const STOP_GRACE: Duration = Duration::from_millis(1000);
 
 /// Everything the referee needs to know about one game.
 #[derive(Clone, Debug)]
@@ -139,6 +142,8 @@ struct Referee<'a> {
     game: Game,
     clocks: Clocks,
     record: GameRecord,
+    /// The side whose last `go` was not answered in time (it is sent `stop` before `gameover`).
+    unanswered: Option<Color>,
 }
 
 impl<'a> Referee<'a> {
@@ -149,6 +154,7 @@ impl<'a> Referee<'a> {
             game: Game::new(setup.start.clone()),
             clocks: Clocks::new(setup.tc, setup.margin, setup.stall),
             record: blank_record(setup, names),
+            unanswered: None,
             engines,
         }
     }
@@ -183,6 +189,7 @@ impl<'a> Referee<'a> {
         } else {
             format!("position fen {}", self.setup.start.to_fen())
         };
+        let start_view = Color::ALL.map(|side| Observation::initial(&self.setup.start, side).to_args());
         for side in Color::ALL {
             let seed = self.setup.seeds[side.index()];
             let stall = self.setup.stall;
@@ -196,6 +203,7 @@ impl<'a> Referee<'a> {
                 engine.send("ucinewgame")?;
                 engine.send(&position)?;
                 engine.send(&format!("side {}", side.name()))?;
+                engine.send(&format!("observe {} start", start_view[side.index()]))?;
                 engine.sync(Instant::now() + stall)
             })();
             self.record.seeds[side.index()] = declares_seed.then_some(seed);
@@ -240,7 +248,7 @@ impl<'a> Referee<'a> {
     fn ask_move(&mut self, side: Color) -> Result<(String, Duration), Ending> {
         let allowance = self.clocks.allowance(side);
         let go = self.clocks.go_command(side);
-        let engine = self.engine(side);
+        let engine = &mut *self.engines[side.index()];
         engine.drain().map_err(|f| channel_forfeit(side, f, "before go"))?;
         engine.send(&go).map_err(|f| channel_forfeit(side, f, "go"))?;
         let start = Instant::now();
@@ -255,7 +263,10 @@ impl<'a> Referee<'a> {
                 Err(IoFailure::Closed) => {
                     return Err(forfeit(side, Forfeit::Crash, format!("{} engine exited while thinking", side.name())))
                 }
-                Err(IoFailure::Timeout) => return Err(late(start.elapsed())),
+                Err(IoFailure::Timeout) => {
+                    self.unanswered = Some(side);
+                    return Err(late(start.elapsed()));
+                }
             };
             let mut words = line.split_whitespace();
             if words.next() != Some("bestmove") {
@@ -302,16 +313,36 @@ impl<'a> Referee<'a> {
         }
     }
 
+    /// Sends `stop` to a side whose `go` is still unanswered and reads its `bestmove` (ignored:
+    /// the game is over), so that the engine is ready for the next game. False if it does not
+    /// answer within [`STOP_GRACE`] (the engine is then restarted).
+    fn stop_search(&mut self, side: Color) -> bool {
+        let engine = self.engine(side);
+        if engine.send("stop").is_err() {
+            return false;
+        }
+        let deadline = Instant::now() + STOP_GRACE;
+        while let Ok(line) = engine.recv(deadline) {
+            if line.split_whitespace().next() == Some("bestmove") {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Sends `gameover`, closes the record and says which engines need a restart.
     fn finish(mut self, ending: Ending) -> GameResult {
         conclude(&mut self.record, &ending);
         let gameover = format!("gameover {} {}", self.record.result, self.record.termination);
         let mut restart = [false; 2];
+        if let Some(side) = self.unanswered {
+            restart[side.index()] = !self.stop_search(side);
+        }
         for side in Color::ALL {
             let engine = self.engine(side);
             let _ = engine.send(&gameover);
             let _ = engine.drain();
-            restart[side.index()] = !engine.alive();
+            restart[side.index()] |= !engine.alive();
         }
         if let Ending::Forfeit { side, kind, .. } = ending {
             restart[side.index()] |= kind.needs_restart();

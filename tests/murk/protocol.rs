@@ -205,6 +205,36 @@ fn go_when_the_engine_cannot_move_answers_0000() {
     assert!(rest.is_empty() && status.success());
 }
 
+#[test]
+fn the_start_view_is_checked_against_the_position_and_only_before_the_first_ply() {
+    for variant in [Variant::DarkChess, Variant::DarkCrossroads, Variant::DarkCrazyhouse] {
+        let fen = Position::start(variant).to_fen();
+        let ours = view_of(variant, &fen, Color::White);
+        let theirs = view_of(variant, &fen, Color::Black);
+        let mut e = engine_with_game(variant, None, Color::White);
+        e.send(&format!("observe {ours} start"));
+        assert_eq!(e.sync(), Vec::<String>::new(), "{variant}: the true start view is accepted");
+        e.send(&format!("observe {theirs} start"));
+        let errors = e.sync();
+        assert!(
+            errors.len() == 1 && errors[0].contains("the start view should be"),
+            "{variant}: the other side's view is rejected: {errors:?}"
+        );
+        let (_, best) = e.go("nodes 50");
+        let mv = Move::parse(&best, variant).expect("a move");
+        let mut after = Position::start(variant);
+        after.play_unchecked(mv);
+        e.send(&format!("observe {} ", View::of(&after, Color::White).to_text()));
+        assert_eq!(e.sync(), Vec::<String>::new(), "{variant}: the observe of our move");
+        e.send(&format!("observe {ours} start"));
+        let errors = e.sync();
+        assert!(
+            errors.len() == 1 && errors[0].contains("a start view after the game has begun"),
+            "{variant}: a start view after a ply is rejected: {errors:?}"
+        );
+    }
+}
+
 /// Lines that must each produce an error and change nothing.
 fn garbage(start_view: &str) -> Vec<String> {
     let mut lines: Vec<String> = [

@@ -86,6 +86,44 @@ fn an_engine_hanging_past_its_clock_loses_on_time_and_is_restarted() {
 }
 
 #[test]
+fn an_engine_late_on_its_move_is_stopped_before_gameover_and_keeps_its_process() {
+    let s = Scratch::new("late");
+    let run = run_match(
+        &s,
+        &[
+            "--variant",
+            "dark-chess",
+            "--engine",
+            &s.fake("late 2 white name=slow"),
+            "--engine",
+            &s.fake("none"),
+            "--games",
+            "2",
+            "--movetime",
+            "100",
+            "--time-margin",
+            "20",
+        ],
+    );
+    let g = run.game(1);
+    assert_eq!((g.result.as_str(), g.termination.as_str()), ("0-1", "time-forfeit"), "{}", g.detail);
+    let end = received(&g.end.white);
+    assert_eq!(end, ["go movetime 100", "stop", "gameover 0-1 time-forfeit"], "the late go is stopped, then ended");
+    assert!(
+        g.end.white.iter().any(|m| m.line.starts_with("bestmove")),
+        "the stale bestmove is read before gameover: {:?}",
+        g.end.white
+    );
+    let g2 = run.game(2);
+    assert!(!received(&g2.setup.black).contains(&"uci"), "no restart: the engine answered stop");
+    for (n, g) in [(1, g), (2, g2)] {
+        let start: Vec<&str> = received(&g.setup.white).into_iter().filter(|l| l.ends_with(" start")).collect();
+        assert_eq!(start.len(), 1, "game {n}: one start view for White: {:?}", g.setup.white);
+        assert!(start[0].starts_with("observe ") && start[0].contains("/RNBQKBNR "), "game {n}: {start:?}");
+    }
+}
+
+#[test]
 fn illegal_moves_garbage_and_drops_onto_known_pieces_are_forfeits() {
     let cases = [
         ("illegal 1 white", "dark-chess", None, "illegal-move", "e1e5"),

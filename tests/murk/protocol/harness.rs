@@ -328,6 +328,7 @@ fn open_game(mut engine: Engine, setup: &Setup) -> (Engine, Position, Vec<String
         }
     };
     engine.send(&format!("side {}", setup.side.name()));
+    engine.send(&format!("observe {} start", Observation::initial(&start, setup.side).to_args()));
     let errors = engine.sync();
     (engine, start, errors)
 }

@@ -17,7 +17,7 @@ const SCRIPT: &str = r#"#!/usr/bin/env bash
 # A fake engine: plays Ng1-f3-g1 (White) or Ng8-f6-g8 (Black), in Crossroads Nd1-c3-d1 or
 # Nc8-b6-c8, so two of them draw by repetition after 8 plies. Usage: fake.sh MODE AT SIDE.
 # From its AT-th `go` on (counting bounced tries), when playing SIDE (white, black or any), it
-# misbehaves as MODE says.
+# misbehaves as MODE says (`late`: answers a go only after `stop`).
 set -f
 mode=${1:-none}; at=${2:-1}; only=${3:-any}
 side=white; n=0; k=0; bounced=; variant=
@@ -37,6 +37,7 @@ while IFS= read -r line; do
         case "$mode" in
           crash) exit 3 ;;
           hang) exec sleep 30 ;;
+          late) while IFS= read -r l; do [ "$l" = stop ] && break; done ;;
           illegal) echo "bestmove $king"; continue ;;
           garbage) echo "bestmove hello"; continue ;;
           repeat-bounce) echo "bestmove N@$far"; continue ;;

@@ -72,8 +72,13 @@ impl LocalEngine {
             }
             "observe" => {
                 let (variant, side) = (self.variant, self.info().side());
-                let obs = Observation::parse_args(variant, side, args).expect("observe parses");
-                self.info().observe(obs).expect("observation consistent with what the engine knows");
+                let (view, start) = args.strip_suffix(" start").map_or((args, false), |v| (v, true));
+                let obs = Observation::parse_args(variant, side, view).expect("observe parses");
+                if start {
+                    self.info().check_start_view(&obs).expect("the start view is the position's");
+                } else {
+                    self.info().observe(obs).expect("observation consistent with what the engine knows");
+                }
             }
             "bounce" => {
                 let sq = Square::parse(args).expect("bounce square");
