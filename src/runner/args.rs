@@ -218,13 +218,13 @@ impl TournamentArgs {
             bail!("--rounds must be at least 1");
         }
         if self.games_per_pair == 0 || !self.games_per_pair.is_multiple_of(2) {
-            bail!("--games-per-pair must be a positive even number (pairs with colors swapped), not {}", self.games_per_pair);
+            bail!(
+                "--games-per-pair must be a positive even number (pairs with colors swapped), not {}",
+                self.games_per_pair
+            );
         }
         if self.resume && self.common.seed.is_none() {
             bail!("--resume needs the --seed of the interrupted run (it printed it at the start)");
-        }
-        if self.resume && self.common.json.is_none() {
-            bail!("--resume needs --json: the record file is the tournament's state");
         }
         Ok(TournamentConfig {
             games_cfg: self.common.config()?,

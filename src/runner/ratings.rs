@@ -117,10 +117,10 @@ fn strongly_connected(n: usize, edge: impl Fn(usize, usize) -> bool) -> bool {
         let mut stack = vec![0];
         seen[0] = true;
         while let Some(i) = stack.pop() {
-            for j in 0..n {
+            for (j, seen_j) in seen.iter_mut().enumerate() {
                 let linked = if forward { edge(i, j) } else { edge(j, i) };
-                if linked && !seen[j] {
-                    seen[j] = true;
+                if linked && !*seen_j {
+                    *seen_j = true;
                     stack.push(j);
                 }
             }

@@ -112,7 +112,6 @@ impl Lineup {
     pub fn names(&self) -> &[String] {
         &self.names
     }
-
 }
 
 /// Which engines play each game: game `i` is played by pairing `i / 2`, its first engine White

@@ -70,7 +70,8 @@ pub struct Standings {
 }
 
 /// The method line shown with the ratings.
-const METHOD: &str = "maximum-likelihood Elo (Bradley-Terry, draws as half points); 95% intervals from the Fisher information";
+const METHOD: &str =
+    "maximum-likelihood Elo (Bradley-Terry, draws as half points); 95% intervals from the Fisher information";
 
 impl Tally {
     /// An empty standing of the engines `names`.

@@ -77,9 +77,12 @@ pub fn run_tournament(cfg: &TournamentConfig) -> Result<Standings> {
     let lineup = Lineup::start(cfg.specs.clone(), common.variant, common.stall)?;
     let names = lineup.names().to_vec();
     let anchor = match &cfg.anchor {
-        Some(a) => Some(names.iter().position(|n| n == a).with_context(|| {
-            format!("--anchor {a} is none of the engines ({})", names.join(", "))
-        })?),
+        Some(a) => Some(
+            names
+                .iter()
+                .position(|n| n == a)
+                .with_context(|| format!("--anchor {a} is none of the engines ({})", names.join(", ")))?,
+        ),
         None => None,
     };
     let schedule = schedule(cfg.format, names.len(), cfg.rounds, cfg.games_per_pair);
@@ -150,7 +153,10 @@ fn resume_state(path: &Path) -> Result<Vec<GameRecord>> {
     }
     if good_len < text.len() {
         eprintln!("note: dropping an incomplete last record from {}", path.display());
-        let f = std::fs::File::options().write(true).open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let f = std::fs::File::options()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))?;
         f.set_len(good_len as u64).with_context(|| format!("cannot truncate {}", path.display()))?;
     }
     Ok(records)
@@ -166,7 +172,11 @@ fn check_resumed(
     done: &[bool],
 ) -> Result<usize> {
     let Some(index) = record.game.checked_sub(1).filter(|&i| i < schedule.len()) else {
-        bail!("the record file holds game {}, but this tournament has {} games: resume with the same arguments", record.game, schedule.len());
+        bail!(
+            "the record file holds game {}, but this tournament has {} games: resume with the same arguments",
+            record.game,
+            schedule.len()
+        );
     };
     let [w, b] = schedule.players(index).map(|p| names[p].as_str());
     if (record.white.as_str(), record.black.as_str()) != (w, b) || record.variant != common.variant.name() {
