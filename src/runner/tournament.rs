@@ -74,6 +74,14 @@ pub fn run_tournament(cfg: &TournamentConfig) -> Result<Standings> {
     if cfg.resume && common.json.is_none() {
         bail!("--resume needs --json: the record file is the tournament's state");
     }
+    if let (false, Some(path)) = (cfg.resume, &common.json) {
+        if std::fs::metadata(path).is_ok_and(|m| m.len() > 0) {
+            bail!(
+                "{} already holds games: pass --resume to continue that tournament, or name another file",
+                path.display()
+            );
+        }
+    }
     let lineup = Lineup::start(cfg.specs.clone(), common.variant, common.stall)?;
     let names = lineup.names().to_vec();
     let anchor = match &cfg.anchor {

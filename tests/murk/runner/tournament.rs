@@ -323,6 +323,9 @@ fn a_tournament_killed_mid_run_and_resumed_gives_the_uninterrupted_table() {
         let twin = reference.iter().find(|w| w.game == r.game).expect("same game");
         assert_eq!((&r.white, &r.black, &r.moves), (&twin.white, &twin.black, &twin.moves), "game {}", r.game);
     }
+    // Without --resume a record file that holds games is refused: appending would mix two runs.
+    let refused = run(&cut, &[]).output().expect("rerun");
+    assert!(!refused.status.success() && text(&refused.stderr).contains("pass --resume"), "{}", text(&refused.stderr));
     // Resuming a finished tournament plays nothing and gives the same table again.
     let again = run(&cut, &["--resume"]).output().expect("resume again");
     assert_eq!(table(&text(&again.stdout)), expected);
