@@ -296,9 +296,9 @@ fn play_one(shared: &Shared, slots: &mut [Option<EngineHandle>], setup: &GameSet
     let [white, black] = players;
     // Two distinct slots: a schedule never pairs an engine with itself.
     let (low, high) = slots.split_at_mut(white.max(black));
-    let (Some(w), Some(b)) = (low[white.min(black)].as_mut(), high[0].as_mut()) else {
+    let (Some(lower), Some(upper)) = (low[white.min(black)].as_mut(), high[0].as_mut()) else {
         unreachable!("both engines were just started")
     };
-    let engines = if white < black { [w, b] } else { [b, w] };
+    let engines = if white < black { [lower, upper] } else { [upper, lower] };
     play_game(setup, engines)
 }
