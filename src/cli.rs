@@ -50,6 +50,9 @@ pub enum Command {
     /// The runner sends each engine only what protocol.md allows, and prints the score and the
     /// Elo difference as cutechess-cli does.
     Match(crate::runner::MatchArgs),
+    /// Play a tournament of many engines under fog (round robin or gauntlet), with a crosstable
+    /// and maximum-likelihood ratings of all engines on one scale; `--resume` continues one.
+    Tournament(crate::runner::TournamentArgs),
     /// Print a game recorded by `murk match --json` ply by ply, as ASCII boards of one view.
     Replay(crate::runner::ReplayArgs),
     /// Measure the belief state against the referee: play games, track each side's belief, and
@@ -108,6 +111,7 @@ pub fn run(cli: Cli) -> Result<()> {
             write!(out, "{}", view.diagram())?;
         }
         Some(Command::Match(args)) => crate::runner::run_match_command(&args)?,
+        Some(Command::Tournament(args)) => crate::runner::run_tournament_command(&args)?,
         Some(Command::Replay(args)) => crate::runner::run_replay_command(&args)?,
         Some(Command::Bench(args)) => crate::search::bench::run(&args, &mut std::io::stdout().lock())?,
         Some(Command::UciFog(args)) => crate::uci_fog::run(&args)?,

@@ -1,32 +1,27 @@
-//! The command-line arguments of `murk match` and `murk replay`, and what running them does.
+//! The command-line arguments of `murk match`, `murk tournament` and `murk replay`, and what
+//! running them does.
 
 use super::clock::TimeControl;
-use super::matches::{mix, run_match, MatchConfig, Progress};
+use super::matches::{run_match, MatchConfig};
 use super::openings::read_openings;
 use super::record::read_records;
 use super::replay::{replay_text, ReplaySide};
-use super::spec::EngineSpec;
+use super::schedule::{mix, GameConfig, Progress};
+use super::spec::{assign_logs, EngineSpec};
 use super::stats::Sprt;
+use super::tournament::{run_tournament, Format, TournamentConfig};
 use crate::core::Variant;
 use anyhow::{bail, Context, Result};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Arguments of `murk match`.
+/// The arguments `murk match` and `murk tournament` share: the game, time, files, seed.
 #[derive(clap::Args, Debug, Clone)]
-pub struct MatchArgs {
+pub struct GameArgs {
     /// The game: dark-crazyhouse, dark-crossroads or dark-chess.
     #[arg(long)]
     pub variant: Variant,
-    /// An engine, given twice: a quoted command line with optional `name=N`, `cmd=PATH`,
-    /// `dir=D`, `arg=A` and `option.X=Y` settings (as cutechess), or builtin:random,
-    /// builtin:greedy, builtin:murk. The score is reported for the first.
-    #[arg(long = "engine", required = true)]
-    pub engines: Vec<String>,
-    /// Number of games, played in pairs with colors swapped.
-    #[arg(long, default_value_t = 2)]
-    pub games: usize,
     /// Clock per side in seconds, `base+inc` (e.g. 10+0.1).
     #[arg(long, conflicts_with_all = ["movetime", "nodes"])]
     pub tc: Option<String>,
@@ -51,9 +46,6 @@ pub struct MatchArgs {
     /// Adjudicate a draw after this many plies.
     #[arg(long)]
     pub max_plies: Option<usize>,
-    /// Sequential test: `--sprt elo0=0 elo1=10 alpha=0.05 beta=0.05`; stops once decided.
-    #[arg(long, num_args = 1..=4, value_delimiter = ' ')]
-    pub sprt: Option<Vec<String>>,
     /// Start positions: one FEN or move sequence per line, each played with both colors.
     #[arg(long)]
     pub openings: Option<PathBuf>,
@@ -63,9 +55,65 @@ pub struct MatchArgs {
     /// Milliseconds an engine may take for the handshake, `isready`, or a node-budget move.
     #[arg(long, default_value_t = 10_000)]
     pub stall_ms: u64,
+    /// Keep each engine's stderr in DIR/<label>.log (label: its name=, built-in kind or program
+    /// file name); an engine's own `stderr=FILE` setting wins.
+    #[arg(long, value_name = "DIR")]
+    pub engine_log: Option<PathBuf>,
     /// Hide the progress bar.
     #[arg(long)]
     pub no_progress: bool,
+}
+
+/// Arguments of `murk match`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct MatchArgs {
+    /// An engine, given twice: a quoted command line with optional `name=N`, `cmd=PATH`,
+    /// `dir=D`, `arg=A`, `stderr=FILE` and `option.X=Y` settings (as cutechess), or
+    /// builtin:random, builtin:greedy, builtin:murk. The score is reported for the first.
+    #[arg(long = "engine", required = true)]
+    pub engines: Vec<String>,
+    /// Number of games, played in pairs with colors swapped.
+    #[arg(long, default_value_t = 2)]
+    pub games: usize,
+    /// Sequential test: `--sprt elo0=0 elo1=10 alpha=0.05 beta=0.05`; stops once decided.
+    #[arg(long, num_args = 1..=4, value_delimiter = ' ')]
+    pub sprt: Option<Vec<String>>,
+    /// The game, time, files and seed.
+    #[command(flatten)]
+    pub common: GameArgs,
+}
+
+/// Arguments of `murk tournament`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TournamentArgs {
+    /// An engine, at least twice (same specs as `murk match`). Names that repeat get -2, -3, ...
+    #[arg(long = "engine", required = true)]
+    pub engines: Vec<String>,
+    /// round-robin (everyone plays everyone) or gauntlet (the first engine plays each other).
+    #[arg(long, value_enum, default_value_t = Format::RoundRobin)]
+    pub format: Format,
+    /// Rounds; in each, every pairing plays --games-per-pair games.
+    #[arg(long, default_value_t = 1)]
+    pub rounds: usize,
+    /// Games per pairing and round: an even number (pairs with colors swapped).
+    #[arg(long, default_value_t = 2)]
+    pub games_per_pair: usize,
+    /// Continue the tournament recorded in --json: play only the games missing from it (needs
+    /// the same arguments, --seed included).
+    #[arg(long)]
+    pub resume: bool,
+    /// The engine rated 0 (by default the mean rating is 0).
+    #[arg(long)]
+    pub anchor: Option<String>,
+    /// Also print the crosstable and ratings on stderr every N games.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub report_every: usize,
+    /// Write the final standing (ratings, crosstable, engines' conduct) as JSON to this file.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// The game, time, files and seed.
+    #[command(flatten)]
+    pub common: GameArgs,
 }
 
 /// Arguments of `murk replay`.
@@ -81,24 +129,15 @@ pub struct ReplayArgs {
     pub game: Option<usize>,
 }
 
-impl MatchArgs {
-    /// Checks the arguments and builds the match configuration; built-ins run `murk_exe`.
-    pub fn config(&self, murk_exe: &std::path::Path) -> Result<MatchConfig> {
-        if self.engines.len() != 2 {
-            bail!("give exactly two --engine options (got {})", self.engines.len());
-        }
-        if self.games == 0 {
-            bail!("--games must be at least 1");
-        }
-        let parse =
-            |i: usize| EngineSpec::parse(&self.engines[i], murk_exe).with_context(|| format!("--engine {}", i + 1));
+impl GameArgs {
+    /// Checks the arguments and builds the shared configuration.
+    pub fn config(&self) -> Result<GameConfig> {
         let tc = match (&self.tc, self.movetime, self.nodes) {
             (Some(tc), _, _) => TimeControl::parse_tc(tc)?,
             (_, Some(ms), _) => TimeControl::MoveTime(ms),
             (_, _, Some(n)) => TimeControl::Nodes(n),
             _ => TimeControl::MoveTime(100),
         };
-        let sprt = self.sprt.as_ref().map(|words| Sprt::parse(&words.join(" "))).transpose()?;
         let openings = match &self.openings {
             Some(path) => read_openings(self.variant, path)?,
             None => Vec::new(),
@@ -107,17 +146,14 @@ impl MatchArgs {
             let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
             mix(nanos as u64 ^ u64::from(std::process::id()))
         });
-        Ok(MatchConfig {
+        Ok(GameConfig {
             variant: self.variant,
-            specs: [parse(0)?, parse(1)?],
-            games: self.games,
             tc,
             concurrency: self.concurrency.max(1),
             pgn: self.pgn.clone(),
             json: self.json.clone(),
             seed,
             max_plies: self.max_plies,
-            sprt,
             openings,
             margin: Duration::from_millis(self.time_margin),
             stall: Duration::from_millis(self.stall_ms),
@@ -130,20 +166,102 @@ impl MatchArgs {
             },
         })
     }
+
+    /// Parses the `--engine` specs (built-ins run `murk_exe`) and gives them their stderr logs.
+    pub fn specs(&self, engines: &[String], murk_exe: &std::path::Path) -> Result<Vec<EngineSpec>> {
+        let mut specs = engines
+            .iter()
+            .enumerate()
+            .map(|(i, text)| EngineSpec::parse(text, murk_exe).with_context(|| format!("--engine {}", i + 1)))
+            .collect::<Result<Vec<_>>>()?;
+        if let Some(dir) = &self.engine_log {
+            std::fs::create_dir_all(dir).with_context(|| format!("cannot create --engine-log {}", dir.display()))?;
+            assign_logs(&mut specs, dir);
+        }
+        Ok(specs)
+    }
+
+    /// Tells the user the seed when it was drawn.
+    fn announce_seed(&self, cfg: &GameConfig) {
+        if self.seed.is_none() {
+            eprintln!("Seed: {} (pass --seed {} to repeat the random choices)", cfg.seed, cfg.seed);
+        }
+    }
+}
+
+impl MatchArgs {
+    /// Checks the arguments and builds the match configuration; built-ins run `murk_exe`.
+    pub fn config(&self, murk_exe: &std::path::Path) -> Result<MatchConfig> {
+        if self.engines.len() != 2 {
+            bail!("give exactly two --engine options (got {})", self.engines.len());
+        }
+        if self.games == 0 {
+            bail!("--games must be at least 1");
+        }
+        let [a, b]: [EngineSpec; 2] = self
+            .common
+            .specs(&self.engines, murk_exe)?
+            .try_into()
+            .map_err(|_| anyhow::anyhow!("give exactly two --engine options"))?;
+        let sprt = self.sprt.as_ref().map(|words| Sprt::parse(&words.join(" "))).transpose()?;
+        Ok(MatchConfig { games_cfg: self.common.config()?, specs: [a, b], games: self.games, sprt })
+    }
+}
+
+impl TournamentArgs {
+    /// Checks the arguments and builds the tournament configuration; built-ins run `murk_exe`.
+    pub fn config(&self, murk_exe: &std::path::Path) -> Result<TournamentConfig> {
+        if self.engines.len() < 2 {
+            bail!("a tournament needs at least two --engine options (got {})", self.engines.len());
+        }
+        if self.rounds == 0 {
+            bail!("--rounds must be at least 1");
+        }
+        if self.games_per_pair == 0 || !self.games_per_pair.is_multiple_of(2) {
+            bail!(
+                "--games-per-pair must be a positive even number (pairs with colors swapped), not {}",
+                self.games_per_pair
+            );
+        }
+        if self.resume && self.common.seed.is_none() {
+            bail!("--resume needs the --seed of the interrupted run (it printed it at the start)");
+        }
+        Ok(TournamentConfig {
+            games_cfg: self.common.config()?,
+            specs: self.common.specs(&self.engines, murk_exe)?,
+            format: self.format,
+            rounds: self.rounds,
+            games_per_pair: self.games_per_pair,
+            resume: self.resume,
+            anchor: self.anchor.clone(),
+            report_every: self.report_every,
+            summary: self.summary.clone(),
+        })
+    }
 }
 
 /// Runs `murk match`: plays the match and prints the closing lines on stdout.
 pub fn run_match_command(args: &MatchArgs) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the murk binary for built-in engines")?;
     let cfg = args.config(&exe)?;
-    if args.seed.is_none() {
-        eprintln!("Seed: {} (pass --seed {} to repeat the random choices)", cfg.seed, cfg.seed);
-    }
+    args.common.announce_seed(&cfg.games_cfg);
     let summary = run_match(&cfg)?;
     let mut out = std::io::stdout().lock();
     out.write_all(summary.report().as_bytes())?;
     let ends: Vec<String> = summary.terminations.iter().map(|(t, n)| format!("{t} {n}")).collect();
     eprintln!("Terminations: {}", ends.join(", "));
+    Ok(())
+}
+
+/// Runs `murk tournament`: plays (or resumes) it and prints the crosstable, the ratings and the
+/// engines' conduct on stdout.
+pub fn run_tournament_command(args: &TournamentArgs) -> Result<()> {
+    let exe = std::env::current_exe().context("cannot find the murk binary for built-in engines")?;
+    let cfg = args.config(&exe)?;
+    args.common.announce_seed(&cfg.games_cfg);
+    let standings = run_tournament(&cfg)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}\n{}", standings.table_text(), standings.conduct_text())?;
     Ok(())
 }
 

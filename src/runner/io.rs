@@ -49,10 +49,17 @@ pub struct Process {
 }
 
 impl Process {
-    /// Starts the program of `spec` with piped stdin and stdout (stderr is discarded).
+    /// Starts the program of `spec` with piped stdin and stdout; stderr is appended to the
+    /// spec's log file, or discarded without one.
     pub fn spawn(spec: &EngineSpec) -> std::io::Result<Process> {
+        let stderr = match &spec.stderr {
+            Some(path) => Stdio::from(std::fs::File::options().create(true).append(true).open(path).map_err(|e| {
+                std::io::Error::new(e.kind(), format!("cannot open the stderr log {}: {e}", path.display()))
+            })?),
+            None => Stdio::null(),
+        };
         let mut cmd = Command::new(&spec.program);
-        cmd.args(&spec.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null());
+        cmd.args(&spec.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr);
         if let Some(dir) = &spec.dir {
             cmd.current_dir(dir);
         }

@@ -1,4 +1,4 @@
-//! The fog-enforcing match runner: `murk match` and `murk replay`.
+//! The fog-enforcing match runner: `murk match`, `murk tournament` and `murk replay`.
 //!
 //! Ordinary runners show engines the whole board; this one holds the true game with the rules
 //! core and sends each engine only what protocol.md says it may learn. The pieces:
@@ -10,7 +10,11 @@
 //! - [`record`], [`pgn`]: the JSON record of every line exchanged, and PGN;
 //! - [`audit`]: the check that no line revealed anything an engine could not see;
 //! - [`stats`]: score, Elo with its 95% interval, pentanomial statistics, SPRT;
-//! - [`matches`](mod@matches): pairs, concurrency, restarts, progress; [`openings`]: start positions;
+//! - [`schedule`]: engines started and checked once, games over K workers, restarts;
+//!   [`outputs`]: record files and the progress display;
+//! - [`matches`](mod@matches): two engines, score and SPRT; [`tournament`]: many engines, resume;
+//!   [`standings`]: crosstable and conduct; [`ratings`]: maximum-likelihood Elo of many engines;
+//! - [`openings`]: start positions;
 //! - [`replay`]: a recorded game as ASCII boards; [`args`]: the command-line arguments.
 
 pub mod args;
@@ -20,20 +24,27 @@ pub mod engine;
 pub mod io;
 pub mod matches;
 pub mod openings;
+pub mod outputs;
 pub mod pgn;
+pub mod ratings;
 pub mod record;
 pub mod referee;
 pub mod replay;
+pub mod schedule;
 pub mod spec;
+pub mod standings;
 pub mod stats;
+pub mod tournament;
 
-pub use args::{run_match_command, run_replay_command, MatchArgs, ReplayArgs};
+pub use args::{run_match_command, run_replay_command, run_tournament_command, MatchArgs, ReplayArgs, TournamentArgs};
 pub use audit::{audit_record, AuditError};
 pub use clock::TimeControl;
 pub use engine::{EngineHandle, EngineInit};
 pub use io::{EngineIo, IoFailure};
-pub use matches::{run_match, MatchConfig, MatchSummary, Progress};
+pub use matches::{run_match, MatchConfig, MatchSummary};
 pub use record::{Forfeit, GameRecord, Termination};
 pub use referee::{play_game, GameResult, GameSetup};
+pub use schedule::{GameConfig, Progress};
 pub use spec::EngineSpec;
 pub use stats::{Score, Sprt};
+pub use tournament::{run_tournament, TournamentConfig};

@@ -1,6 +1,6 @@
 //! Engine specifications as `murk match --engine` takes them, in the manner of cutechess-cli:
-//! a command line whose words may include `cmd=`, `name=`, `dir=`, `arg=`, `proto=` and
-//! `option.X=Y` settings, or a built-in player `builtin:random`, `builtin:greedy`, `builtin:murk`.
+//! a command line whose words may include `cmd=`, `name=`, `dir=`, `arg=`, `proto=`, `stderr=`
+//! and `option.X=Y` settings, or a built-in player `builtin:random`, `builtin:greedy`, `builtin:murk`.
 //!
 //! Words are split on whitespace; single or double quotes keep spaces inside one word
 //! (`option.Book="my book.bin"`). A word `key=value` is a setting only for the keys above; any
@@ -32,6 +32,9 @@ pub struct EngineSpec {
     /// This engine's own time control (`st=<seconds per move>` or `tc=<base+inc>`, as in
     /// cutechess), overriding the match's.
     pub tc: Option<TimeControl>,
+    /// The file the engine's stderr is appended to (`stderr=FILE` or `--engine-log DIR`);
+    /// without one it is discarded.
+    pub stderr: Option<PathBuf>,
 }
 
 /// A spec that does not parse.
@@ -88,6 +91,7 @@ impl EngineSpec {
             "cmd" => *program = Some(value.to_string()),
             "name" => self.name = Some(value.to_string()),
             "dir" => self.dir = Some(PathBuf::from(value)),
+            "stderr" => self.stderr = Some(PathBuf::from(value)),
             "arg" => self.args.push(value.to_string()),
             "tc" => self.tc = Some(TimeControl::parse_tc(value).map_err(|_| SpecError::Setting(word.to_string()))?),
             "st" => {
@@ -115,6 +119,28 @@ impl EngineSpec {
         }
         self.program.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "engine".to_string())
     }
+}
+
+/// Gives every spec without a `stderr=` file the log `dir/<label>.log`, where the label is its
+/// `name=`, its built-in kind or its program's file name (a label already taken gets `-2`, ...).
+pub fn assign_logs(specs: &mut [EngineSpec], dir: &std::path::Path) {
+    let mut taken: Vec<String> = Vec::new();
+    for spec in specs.iter_mut() {
+        let base = spec.name.clone().unwrap_or_else(|| spec.fallback_name());
+        let label = unique_name(&base, &taken);
+        if spec.stderr.is_none() {
+            spec.stderr = Some(dir.join(format!("{label}.log")));
+        }
+        taken.push(label);
+    }
+}
+
+/// `name`, or `name-2`, `name-3`, ... if `taken` already holds it.
+pub fn unique_name(name: &str, taken: &[String]) -> String {
+    (1..)
+        .map(|n| if n == 1 { name.to_string() } else { format!("{name}-{n}") })
+        .find(|candidate| !taken.contains(candidate))
+        .unwrap_or_else(|| name.to_string())
 }
 
 /// Splits `text` into words on whitespace, honouring single and double quotes; `None` if a

@@ -5,6 +5,7 @@
 
 pub mod fake;
 mod local;
+mod tournament;
 mod units;
 
 use fake::{openings_file, received, run_match, Scratch, MURK, ZH_KNIGHTS};

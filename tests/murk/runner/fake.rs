@@ -1,5 +1,6 @@
 //! Fake engines for the runner's tests (a bash script that shuffles a knight out and back and
-//! misbehaves as told) and a helper that runs `murk match` and reads back what it wrote.
+//! misbehaves as told, and says `fake-MODE started` on stderr) and a helper that runs `murk match`
+//! and reads back what it wrote.
 
 use murk::runner::record::read_records;
 use murk::runner::{audit_record, GameRecord};
@@ -25,7 +26,7 @@ while IFS= read -r line; do
   set -- $line
   case "$1" in
     setoption) [ "$3" = UCI_Variant ] && variant=$5 ;;
-    uci) echo "id name fake-$mode"; echo "option name Seed type spin default 0 min 0 max 9223372036854775807"; echo "uciok" ;;
+    uci) echo "fake-$mode started" >&2; echo "id name fake-$mode"; echo "option name Seed type spin default 0 min 0 max 9223372036854775807"; echo "uciok" ;;
     isready) echo "readyok" ;;
     ucinewgame) n=0; k=0; bounced= ;;
     side) side=$2 ;;
