@@ -47,13 +47,21 @@ pub enum StartError {
         /// Why it did not come.
         failure: IoFailure,
     },
+    /// The engine's `UCI_Variant` option does not offer the game.
+    #[error("the engine does not play {variant}: its UCI_Variant option offers only {}", offered.join(", "))]
+    Variant {
+        /// The game of the match.
+        variant: &'static str,
+        /// The values its `UCI_Variant` combo declared.
+        offered: Vec<String>,
+    },
 }
 
 impl StartError {
     /// The channel failure behind the error (a failed spawn counts as closed).
     pub fn failure(&self) -> IoFailure {
         match self {
-            StartError::Spawn { .. } => IoFailure::Closed,
+            StartError::Spawn { .. } | StartError::Variant { .. } => IoFailure::Closed,
             StartError::Handshake { failure, .. } => *failure,
         }
     }
@@ -117,6 +125,7 @@ impl EngineHandle {
         let fail = |expected| move |failure| StartError::Handshake { expected, failure };
         handle.send("uci").map_err(fail("uciok"))?;
         let deadline = Instant::now() + init.stall;
+        let mut variants: Option<Vec<String>> = None;
         loop {
             let line = handle.recv(deadline).map_err(fail("uciok"))?;
             let mut words = line.split_whitespace();
@@ -124,10 +133,19 @@ impl EngineHandle {
                 (Some("uciok"), _) => break,
                 (Some("id"), Some("name")) => handle.name = words.collect::<Vec<_>>().join(" "),
                 (Some("option"), Some("name")) => {
-                    let name: Vec<&str> = words.take_while(|&w| w != "type").collect();
-                    handle.declared.push(name.join(" ").to_ascii_lowercase());
+                    let name: Vec<&str> = words.by_ref().take_while(|&w| w != "type").collect();
+                    let name = name.join(" ").to_ascii_lowercase();
+                    if name == "uci_variant" {
+                        variants = Some(combo_values(words));
+                    }
+                    handle.declared.push(name);
                 }
                 _ => {}
+            }
+        }
+        if let Some(offered) = variants.filter(|vars| !vars.is_empty()) {
+            if !offered.iter().any(|v| v.eq_ignore_ascii_case(init.variant.name())) {
+                return Err(StartError::Variant { variant: init.variant.name(), offered });
             }
         }
         if let Some(name) = &init.name {
@@ -231,4 +249,17 @@ impl EngineHandle {
         let t_ms = self.epoch.elapsed().as_millis() as u64;
         self.log.push(Msg { dir, line: line.to_string(), t_ms });
     }
+}
+
+/// The `var` values of an `option ... type combo ...` line, read after its `type` word.
+fn combo_values<'a>(mut words: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut values = Vec::new();
+    while let Some(word) = words.next() {
+        if word == "var" {
+            if let Some(value) = words.next() {
+                values.push(value.to_string());
+            }
+        }
+    }
+    values
 }

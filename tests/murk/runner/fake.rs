@@ -18,7 +18,8 @@ const SCRIPT: &str = r#"#!/usr/bin/env bash
 # A fake engine: plays Ng1-f3-g1 (White) or Ng8-f6-g8 (Black), in Crossroads Nd1-c3-d1 or
 # Nc8-b6-c8, so two of them draw by repetition after 8 plies. Usage: fake.sh MODE AT SIDE.
 # From its AT-th `go` on (counting bounced tries), when playing SIDE (white, black or any), it
-# misbehaves as MODE says (`late`: answers a go only after `stop`).
+# misbehaves as MODE says (`late`: answers a go only after `stop`; `zh-only` declares that it
+# plays only dark-crazyhouse).
 set -f
 mode=${1:-none}; at=${2:-1}; only=${3:-any}
 side=white; n=0; k=0; bounced=; variant=
@@ -26,7 +27,9 @@ while IFS= read -r line; do
   set -- $line
   case "$1" in
     setoption) [ "$3" = UCI_Variant ] && variant=$5 ;;
-    uci) echo "fake-$mode started" >&2; echo "id name fake-$mode"; echo "option name Seed type spin default 0 min 0 max 9223372036854775807"; echo "uciok" ;;
+    uci) echo "fake-$mode started" >&2; echo "id name fake-$mode"; echo "option name Seed type spin default 0 min 0 max 9223372036854775807"
+      [ "$mode" = zh-only ] && echo "option name UCI_Variant type combo default dark-crazyhouse var dark-crazyhouse"
+      echo "uciok" ;;
     isready) echo "readyok" ;;
     ucinewgame) n=0; k=0; bounced= ;;
     side) side=$2 ;;
