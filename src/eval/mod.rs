@@ -10,6 +10,8 @@ use crate::core::{Bitboard, Color, Role, Square, Variant};
 use crate::rules::Position;
 use crate::view::vision;
 
+pub mod features;
+pub mod samples;
 pub mod see;
 
 use see::piece_value;
