@@ -2,11 +2,12 @@
 //!
 //! Everything is seen from the side to move ("us"): a piece is an input (us or them, role, square),
 //! with the board turned round when Black (Red) is to move so that "our" pieces always advance up
-//! the board; a hand is a run of inputs per (us or them, role), one per piece held, up to
+//! the board (mirrored top to bottom on 8x8, whose start is symmetric that way; rotated half a turn
+//! on the 6x8 board, whose start is symmetric about its centre); a hand is a run of inputs per (us or them, role), one per piece held, up to
 //! [`HAND_DEPTH`]. The same encoding serves 8x8 and 6x8 boards (a 6x8 board leaves two files'
 //! inputs unused), and every variant has its own net.
 
-use crate::core::{Color, Role, Square};
+use crate::core::{Color, Role, Square, Variant};
 use crate::rules::Position;
 use smallvec::SmallVec;
 
@@ -28,24 +29,26 @@ pub const ENCODING: &str = "psq-hand-v1";
 /// The inputs a position switches on, in increasing order.
 pub type Active = SmallVec<[u16; MAX_ACTIVE]>;
 
-/// The square as the side to move sees it: ranks turned round for Black.
+/// The square as the side to move sees it: for Black the ranks turned round, and on the 6x8
+/// board the files too.
 #[inline]
-fn relative(sq: Square, us: Color) -> usize {
-    match us {
-        Color::White => sq.index(),
-        Color::Black => sq.index() ^ 56,
+fn relative(sq: Square, us: Color, variant: Variant) -> usize {
+    match (us, variant) {
+        (Color::White, _) => sq.index(),
+        (Color::Black, Variant::DarkCrossroads) => (7 - sq.rank() as usize) * 8 + (5 - sq.file() as usize),
+        (Color::Black, _) => sq.index() ^ 56,
     }
 }
 
 /// The active inputs of `pos`, from the side to move's point of view.
 pub fn active(pos: &Position) -> Active {
-    let us = pos.turn();
+    let (us, variant) = (pos.turn(), pos.variant());
     let mut out = Active::new();
     for (side, color) in [us, us.opponent()].into_iter().enumerate() {
         for role in Role::ALL {
             let base = (side * BOARD_ROLES + role as usize) * 64;
             for sq in pos.pieces(color, role) {
-                out.push((base + relative(sq, us)) as u16);
+                out.push((base + relative(sq, us, variant)) as u16);
             }
         }
     }
