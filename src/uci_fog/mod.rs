@@ -115,9 +115,11 @@ pub fn run(args: &UciFogArgs) -> Result<()> {
     Ok(())
 }
 
-/// [`VARIANTS_INI`] as a file in the temp directory, named by its content (written atomically, so
-/// that engines starting at once share it).
-fn variants_file() -> std::io::Result<PathBuf> {
+/// [`VARIANTS_INI`] as a file in the temp directory, named by its content (written atomically
+/// under a name of its own per process and call, so that engines and threads starting at once
+/// share it).
+pub fn variants_file() -> std::io::Result<PathBuf> {
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     VARIANTS_INI.hash(&mut hasher);
@@ -125,7 +127,8 @@ fn variants_file() -> std::io::Result<PathBuf> {
     if std::fs::read_to_string(&path).is_ok_and(|text| text == VARIANTS_INI) {
         return Ok(path);
     }
-    let partial = path.with_extension(format!("{}.partial", std::process::id()));
+    let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let partial = path.with_extension(format!("{}-{write}.partial", std::process::id()));
     std::fs::write(&partial, VARIANTS_INI)?;
     std::fs::rename(&partial, &path)?;
     Ok(path)
@@ -440,4 +443,21 @@ pub fn choose(worlds: &[WorldScores], candidates: &[Move], risk: f64) -> Option<
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_writing_the_variants_file_at_once_all_get_it_whole() {
+        if let Ok(path) = variants_file() {
+            let _ = std::fs::remove_file(path);
+        }
+        let threads: Vec<_> = (0..16).map(|_| std::thread::spawn(variants_file)).collect();
+        for t in threads {
+            let path = t.join().unwrap().expect("every thread gets the file");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), VARIANTS_INI);
+        }
+    }
 }
