@@ -66,6 +66,9 @@ pub enum Command {
     /// Speak the engine protocol, choosing moves by running a UCI variant engine (e.g.
     /// Fairy-Stockfish) on worlds drawn from Murk's belief.
     UciFog(crate::uci_fog::UciFogArgs),
+    /// Write training positions for the learned evaluation: Murk's own games under fog, the
+    /// truth and belief worlds, labelled by a teacher and the result (train.bin, valid.bin).
+    Datagen(crate::datagen::DatagenArgs),
     /// Serve Mistboard's engine protocol (one JSON request per turn) over HTTP or stdio, so a
     /// game server can use Murk as its engine.
     Serve(crate::serve::ServeArgs),
@@ -115,6 +118,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Replay(args)) => crate::runner::run_replay_command(&args)?,
         Some(Command::Bench(args)) => crate::search::bench::run(&args, &mut std::io::stdout().lock())?,
         Some(Command::UciFog(args)) => crate::uci_fog::run(&args)?,
+        Some(Command::Datagen(args)) => {
+            crate::datagen::run(&args, &mut std::io::stdout().lock())?;
+        }
         Some(Command::Serve(args)) => crate::serve::run(&args)?,
         Some(Command::BeliefEval(args)) => {
             crate::belief::eval::run(&args, &mut std::io::stdout().lock())?;

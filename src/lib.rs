@@ -8,6 +8,7 @@
 pub mod belief;
 pub mod cli;
 pub mod core;
+pub mod datagen;
 pub mod engine;
 pub mod eval;
 pub mod protocol;

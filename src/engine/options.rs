@@ -5,7 +5,16 @@
 
 use super::searcher::{players, PlayerEntry, SearchConfig};
 use crate::core::{Color, Variant};
+use crate::eval::net::Net;
+use crate::eval::Evaluator;
 use crate::search::Mode;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The values of the `Eval` option, the hand evaluation first.
+const EVALS: [&str; 2] = ["hand", "net"];
+/// The `EvalFile` value that stands for the game's built-in net.
+pub const BUILTIN_NET: &str = "<builtin>";
 
 /// Bounds of the `Threads` option.
 pub const THREADS_RANGE: (u64, u64) = (1, 256);
@@ -33,6 +42,11 @@ pub struct EngineOptions {
     pub move_overhead_ms: u64,
     /// `Search`: PIMC or ISMCTS.
     pub search_mode: Mode,
+    /// `Eval`: the net (true) or the hand-written evaluation.
+    pub use_net: bool,
+    /// `EvalFile`: nets loaded from files, with the paths they came from, one slot per game
+    /// (indexed like [`Variant::ALL`]; `None`: that game's built-in net).
+    pub eval_files: [Option<(String, Arc<Net>)>; 3],
     /// The values `Player` may take (the first is the default).
     pub players: Vec<PlayerEntry>,
 }
@@ -54,6 +68,10 @@ pub enum OptionName {
     MoveOverhead,
     /// `Search`.
     Search,
+    /// `Eval`.
+    Eval,
+    /// `EvalFile`.
+    EvalFile,
 }
 
 /// A `setoption` that cannot be applied (nothing is changed).
@@ -96,6 +114,8 @@ impl EngineOptions {
             hash_mib: 320,
             move_overhead_ms: 30,
             search_mode: Mode::default(),
+            use_net: true,
+            eval_files: [None, None, None],
             players,
         }
     }
@@ -114,6 +134,19 @@ impl EngineOptions {
             threads: self.threads,
             hash_mib: self.hash_mib,
             mode: self.search_mode,
+            eval: self.evaluator(),
+        }
+    }
+
+    /// What values the leaves under `Eval` and `EvalFile`: the net loaded for the game being
+    /// played, else the game's built-in net.
+    pub fn evaluator(&self) -> Evaluator {
+        if !self.use_net {
+            return Evaluator::Hand;
+        }
+        match &self.eval_files[variant_slot(self.variant)] {
+            Some((_, net)) => Evaluator::Net(Arc::clone(net)),
+            None => Evaluator::Net(Net::builtin(self.variant)),
         }
     }
 
@@ -133,6 +166,8 @@ impl EngineOptions {
             spin("Hash", defaults.hash_mib as u64, HASH_RANGE),
             spin("Move Overhead", defaults.move_overhead_ms, OVERHEAD_RANGE),
             combo("Search", defaults.search_mode.name(), &Mode::ALL.map(Mode::name)),
+            combo("Eval", EVALS[usize::from(defaults.use_net)], &EVALS),
+            format!("option name EvalFile type string default {BUILTIN_NET}"),
         ]
     }
 
@@ -147,6 +182,8 @@ impl EngineOptions {
             "hash" => OptionName::Hash,
             "move overhead" => OptionName::MoveOverhead,
             "search" => OptionName::Search,
+            "eval" => OptionName::Eval,
+            "evalfile" => OptionName::EvalFile,
             _ => return Err(OptionError::Unknown(name.to_string())),
         };
         let canonical = option.canonical();
@@ -167,6 +204,17 @@ impl EngineOptions {
             OptionName::Search => {
                 self.search_mode = Mode::ALL[combo_index(canonical, value, &Mode::ALL.map(Mode::name))?];
             }
+            OptionName::Eval => self.use_net = combo_index(canonical, value, &EVALS)? == 1,
+            OptionName::EvalFile if value == BUILTIN_NET => self.eval_files = [None, None, None],
+            OptionName::EvalFile => {
+                let net = Net::load(Path::new(value)).map_err(|e| OptionError::BadValue {
+                    name: canonical,
+                    value: value.to_string(),
+                    expected: format!("a Murk net file: {e}"),
+                })?;
+                let slot = variant_slot(net.variant);
+                self.eval_files[slot] = Some((value.to_string(), Arc::new(net)));
+            }
         }
         Ok(option)
     }
@@ -183,8 +231,15 @@ impl OptionName {
             OptionName::Hash => "Hash",
             OptionName::MoveOverhead => "Move Overhead",
             OptionName::Search => "Search",
+            OptionName::Eval => "Eval",
+            OptionName::EvalFile => "EvalFile",
         }
     }
+}
+
+/// The index of `variant` in [`Variant::ALL`].
+fn variant_slot(variant: Variant) -> usize {
+    Variant::ALL.iter().position(|&v| v == variant).expect("every variant is in ALL")
 }
 
 fn combo(name: &str, default: &str, vars: &[&str]) -> String {

@@ -19,7 +19,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// What a searcher is built from at the start of a game.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub struct SearchConfig {
     /// The game.
     pub variant: Variant,
@@ -33,6 +33,8 @@ pub struct SearchConfig {
     pub hash_mib: usize,
     /// The `Search` option: how the MCTS shares knowledge across sampled worlds.
     pub mode: crate::search::Mode,
+    /// The `Eval` and `EvalFile` options: what values the search's leaves.
+    pub eval: crate::eval::Evaluator,
 }
 
 /// A progress report of a running search; the front end writes it as one `info` line.

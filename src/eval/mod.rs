@@ -9,8 +9,11 @@ use crate::core::attacks;
 use crate::core::{Bitboard, Color, Role, Square, Variant};
 use crate::rules::Position;
 use crate::view::vision;
+use net::{Base, Net};
+use std::sync::Arc;
 
 pub mod features;
+pub mod net;
 pub mod samples;
 pub mod see;
 
@@ -40,16 +43,75 @@ pub fn to_value(pawns: f32) -> f32 {
 /// The static score of `pos` for the side to move, in pawns ([`WIN`] when it can take the
 /// enemy king, -[`WIN`] when its own is gone).
 pub fn score(pos: &Position) -> f32 {
+    decided(pos).unwrap_or_else(|| undecided_score(pos))
+}
+
+/// [`score`] of a position that [`decided`] leaves open.
+fn undecided_score(pos: &Position) -> f32 {
     let us = pos.turn();
     let them = us.opponent();
-    let (Some(_), Some(their_king)) = (pos.king(us), pos.king(them)) else {
-        return if pos.king(us).is_some() { WIN } else { -WIN };
-    };
-    if pos.is_attacked(their_king, us) {
-        return WIN;
-    }
     let maps = [AttackMap::of(pos, Color::White), AttackMap::of(pos, Color::Black)];
     side_score(pos, us, &maps) - side_score(pos, them, &maps) - hanging(pos, us, &maps)
+}
+
+/// [`WIN`] when the side to move can take the enemy king, -[`WIN`] when its own is gone, else `None`.
+fn decided(pos: &Position) -> Option<f32> {
+    let us = pos.turn();
+    let (Some(_), Some(their_king)) = (pos.king(us), pos.king(us.opponent())) else {
+        return Some(if pos.king(us).is_some() { WIN } else { -WIN });
+    };
+    pos.is_attacked(their_king, us).then_some(WIN)
+}
+
+/// Largest score the net may give, in pawns (far from [`WIN`], which only a decided position gets).
+const NET_LIMIT: f32 = 50.0;
+
+/// Which evaluation values the search's leaves (the `Eval` and `EvalFile` options). Two are
+/// equal when they are the hand evaluation or the same loaded net.
+#[derive(Clone, Debug, Default)]
+pub enum Evaluator {
+    /// The hand-written [`score`].
+    #[default]
+    Hand,
+    /// A learned net.
+    Net(Arc<Net>),
+}
+
+impl PartialEq for Evaluator {
+    fn eq(&self, other: &Evaluator) -> bool {
+        match (self, other) {
+            (Evaluator::Hand, Evaluator::Hand) => true,
+            (Evaluator::Net(a), Evaluator::Net(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Evaluator {}
+
+impl Evaluator {
+    /// The score of `pos` for the side to move, in pawns, as [`score`] gives it.
+    #[inline]
+    pub fn score(&self, pos: &Position) -> f32 {
+        match self {
+            Evaluator::Hand => score(pos),
+            Evaluator::Net(net) => decided(pos).unwrap_or_else(|| {
+                let base = match net.base {
+                    Base::Hand => net.base_weight * undecided_score(pos),
+                    Base::Zero => 0.0,
+                };
+                (base + net.evaluate(pos)).clamp(-NET_LIMIT, NET_LIMIT)
+            }),
+        }
+    }
+
+    /// `hand`, or `net` (the option value).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Evaluator::Hand => "hand",
+            Evaluator::Net(_) => "net",
+        }
+    }
 }
 
 /// The squares one side's pieces attack, by the value of the cheapest attacker, and its mobility.

@@ -9,7 +9,7 @@
 use super::quiesce::quiesce_window;
 use crate::core::{Move, MoveKind, Role};
 use crate::eval::see::piece_value;
-use crate::eval::WIN;
+use crate::eval::{Evaluator, WIN};
 use crate::rules::{PlyVerdict, Position};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -79,12 +79,19 @@ struct Search<'a> {
     next_check: u64,
     limit: WorldLimit,
     stop: &'a AtomicBool,
+    eval: &'a Evaluator,
     aborted: bool,
 }
 
 /// Searches `world` and scores each of `root_moves` (the engine's legal moves, matched against
 /// the world's own) by iterative deepening until `limit` or `stop`.
-pub fn score_root_moves(world: &Position, root_moves: &[Move], limit: WorldLimit, stop: &AtomicBool) -> WorldScores {
+pub fn score_root_moves(
+    world: &Position,
+    root_moves: &[Move],
+    limit: WorldLimit,
+    stop: &AtomicBool,
+    eval: &Evaluator,
+) -> WorldScores {
     let mut search = Search {
         table: vec![None; TT_ENTRIES],
         killers: [[None; 2]; MAX_PLY],
@@ -94,6 +101,7 @@ pub fn score_root_moves(world: &Position, root_moves: &[Move], limit: WorldLimit
         next_check: CLOCK_INTERVAL,
         limit,
         stop,
+        eval,
         aborted: false,
     };
     let moves: Vec<(usize, Move)> =
@@ -211,7 +219,7 @@ impl Search<'_> {
             return 0.0;
         }
         if depth <= 0 || ply >= MAX_PLY - 1 {
-            let (value, visited) = quiesce_window(pos, alpha, beta);
+            let (value, visited) = quiesce_window(pos, alpha, beta, self.eval);
             self.nodes += u64::from(visited);
             return mate_at_ply(value, ply);
         }
@@ -403,7 +411,7 @@ mod tests {
         let moves = pos.moves().to_vec();
         let stop = AtomicBool::new(false);
         let result =
-            score_root_moves(&pos, &moves, WorldLimit { nodes: Some(2_000_000), deadline: None, max_depth: depth }, &stop);
+            score_root_moves(&pos, &moves, WorldLimit { nodes: Some(2_000_000), deadline: None, max_depth: depth }, &stop, &Evaluator::Hand);
         let i = (0..moves.len()).max_by(|&a, &b| result.scores[a].unwrap().total_cmp(&result.scores[b].unwrap())).unwrap();
         (moves[i], result)
     }
@@ -426,7 +434,7 @@ mod tests {
         let pos = Position::from_fen(Variant::DarkChess, fen).unwrap();
         let moves = pos.moves().to_vec();
         let stop = AtomicBool::new(false);
-        let result = score_root_moves(&pos, &moves, WorldLimit { nodes: None, deadline: None, max_depth: 3 }, &stop);
+        let result = score_root_moves(&pos, &moves, WorldLimit { nodes: None, deadline: None, max_depth: 3 }, &stop, &Evaluator::Hand);
         for (m, s) in moves.iter().zip(&result.scores) {
             let uci = m.to_uci(Variant::DarkChess);
             let s = s.unwrap();
@@ -442,8 +450,8 @@ mod tests {
         let moves = pos.moves().to_vec();
         let stop = AtomicBool::new(false);
         let limit = WorldLimit { nodes: Some(20_000), deadline: None, max_depth: 32 };
-        let a = score_root_moves(&pos, &moves, limit, &stop);
-        let b = score_root_moves(&pos, &moves, limit, &stop);
+        let a = score_root_moves(&pos, &moves, limit, &stop, &Evaluator::Hand);
+        let b = score_root_moves(&pos, &moves, limit, &stop, &Evaluator::Hand);
         assert_eq!(a.scores, b.scores);
         assert_eq!(a.nodes, b.nodes);
         assert!(a.depth >= 2, "{}", a.depth);

@@ -31,6 +31,9 @@ pub struct BenchArgs {
     /// The search: `alphabeta` (the engine's default), `pimc` or `ismcts`.
     #[arg(long, default_value = Mode::default().name(), value_parser = parse_mode)]
     pub mode: Mode,
+    /// The leaf evaluation: `net` (the engine's default, the built-in nets) or `hand`.
+    #[arg(long, default_value = "net", value_parser = ["net", "hand"])]
+    pub eval: String,
 }
 
 /// The bench's nodes per position for `mode`: about a second in all on one core.
@@ -94,8 +97,11 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> anyhow::Result<()> {
         let pos = Position::from_fen(variant, fen)?;
         let side = pos.turn();
         let info = into_the_fog(pos, 1000 + i as u64)?;
-        let hash_mib = EngineOptions::default().hash_mib;
-        let config = SearchConfig { variant, side, seed: 1, threads: args.threads, hash_mib, mode: args.mode };
+        let mut options = EngineOptions::default();
+        options.variant = variant;
+        options.use_net = args.eval == "net";
+        let (hash_mib, eval) = (options.hash_mib, options.evaluator());
+        let config = SearchConfig { variant, side, seed: 1, threads: args.threads, hash_mib, mode: args.mode, eval };
         let mut searcher = MurkSearcher::new(&config, SearchParams::default());
         let limits = Limits { nodes: Some(args.nodes.unwrap_or(default_nodes(args.mode))), ..Limits::default() };
         let mut nodes = 0;

@@ -8,6 +8,7 @@
 use super::tree::{Tree, NODE_BYTES};
 use crate::belief::world_key;
 use crate::engine::limits::SearchClock;
+use crate::eval::Evaluator;
 use crate::rules::Position;
 use rand::distributions::{Distribution, WeightedIndex};
 use rand::SeedableRng;
@@ -63,7 +64,7 @@ pub struct Unit {
 
 impl Unit {
     /// Runs up to `n` iterations, fewer if its quota or the tree runs out or the clock says stop.
-    fn run(&mut self, worlds: &[(Position, f64)], n: u64, clock: &SearchClock, stop: &AtomicBool) -> u64 {
+    fn run(&mut self, worlds: &[(Position, f64)], n: u64, clock: &SearchClock, stop: &AtomicBool, eval: &Evaluator) -> u64 {
         let n = self.quota.map_or(n, |q| q.min(n));
         let mut done = 0;
         while done < n && !self.full && !clock.time_is_up(stop) {
@@ -71,7 +72,7 @@ impl Unit {
                 Some(s) => self.worlds[s.sample(&mut self.rng)],
                 None => self.worlds[0],
             };
-            if !self.tree.iterate(&worlds[idx].0) {
+            if !self.tree.iterate(&worlds[idx].0, eval) {
                 self.full = true;
                 break;
             }
@@ -148,6 +149,7 @@ pub fn run(
     pool: &rayon::ThreadPool,
     clock: &SearchClock,
     stop: &AtomicBool,
+    eval: &Evaluator,
     mut progress: impl FnMut(u64, &[Unit]),
 ) -> u64 {
     let mut total = 0;
@@ -155,7 +157,7 @@ pub fn run(
         if units.iter().all(Unit::finished) || clock.should_stop(total, stop) {
             break;
         }
-        let round: u64 = pool.install(|| units.par_iter_mut().map(|u| u.run(worlds, BATCH, clock, stop)).sum());
+        let round: u64 = pool.install(|| units.par_iter_mut().map(|u| u.run(worlds, BATCH, clock, stop, eval)).sum());
         total += round;
         progress(total, units);
         if round == 0 {

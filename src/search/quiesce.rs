@@ -6,7 +6,7 @@
 
 use crate::core::{Move, Role};
 use crate::eval::see::{captured_value, see};
-use crate::eval::{drop_squares_attacking, score, WIN};
+use crate::eval::{drop_squares_attacking, Evaluator, WIN};
 use crate::rules::{MoveList, MoveSink, PlyVerdict, Position};
 
 /// Deepest quiescence ply.
@@ -23,19 +23,19 @@ const DELTA_MARGIN: f32 = 2.0;
 const MAX_NODES: u32 = 256;
 
 /// The quiescence value of `pos` for the side to move, in pawns.
-pub fn quiesce(pos: &Position) -> f32 {
-    quiesce_window(pos, -WIN - 1.0, WIN + 1.0).0
+pub fn quiesce(pos: &Position, eval: &Evaluator) -> f32 {
+    quiesce_window(pos, -WIN - 1.0, WIN + 1.0, eval).0
 }
 
 /// The quiescence value of `pos` within the window `alpha..beta` (fail-soft: a value outside it
 /// is a bound), and the positions it visited.
-pub fn quiesce_window(pos: &Position, alpha: f32, beta: f32) -> (f32, u32) {
+pub fn quiesce_window(pos: &Position, alpha: f32, beta: f32, eval: &Evaluator) -> (f32, u32) {
     let mut nodes = 0;
-    let value = search(pos, alpha, beta, 0, &mut nodes);
+    let value = search(pos, alpha, beta, 0, &mut nodes, eval);
     (value, nodes)
 }
 
-fn search(pos: &Position, mut alpha: f32, beta: f32, ply: u32, nodes: &mut u32) -> f32 {
+fn search(pos: &Position, mut alpha: f32, beta: f32, ply: u32, nodes: &mut u32, eval: &Evaluator) -> f32 {
     *nodes += 1;
     let us = pos.turn();
     let them = us.opponent();
@@ -45,7 +45,7 @@ fn search(pos: &Position, mut alpha: f32, beta: f32, ply: u32, nodes: &mut u32) 
     if pos.is_attacked(their_king, us) {
         return WIN - ply as f32;
     }
-    let stand = score(pos);
+    let stand = eval.score(pos);
     let threatened = pos.is_attacked(our_king, them);
     let exhausted = *nodes >= MAX_NODES;
     let evading = threatened && ply < EVASION_PLIES && !exhausted;
@@ -79,7 +79,7 @@ fn search(pos: &Position, mut alpha: f32, beta: f32, ply: u32, nodes: &mut u32) 
         let value = match child.ply_verdict(us, m.to) {
             PlyVerdict::KingCaptured => WIN - ply as f32,
             PlyVerdict::TryCompleted => -WIN + ply as f32,
-            PlyVerdict::TryArmed | PlyVerdict::Neither => -search(&child, -beta, -alpha, ply + 1, nodes),
+            PlyVerdict::TryArmed | PlyVerdict::Neither => -search(&child, -beta, -alpha, ply + 1, nodes, eval),
         };
         if value > best {
             best = value;
@@ -129,7 +129,7 @@ mod tests {
 
     fn q(variant: Variant, fen: &str) -> (f32, f32) {
         let pos = Position::from_fen(variant, fen).unwrap();
-        (quiesce(&pos), score(&pos))
+        (quiesce(&pos, &Evaluator::Hand), score(&pos))
     }
 
     #[test]

@@ -69,7 +69,7 @@ impl MurkSearcher {
             .expect("a thread pool can be built");
         // Half of `Hash` goes to the belief, half to the trees.
         let worlds = WorldSource::new(config.hash_mib / 2, config.seed);
-        MurkSearcher { config: *config, params, worlds, pool, last: None, speed: INITIAL_SPEED }
+        MurkSearcher { config: config.clone(), params, worlds, pool, last: None, speed: INITIAL_SPEED }
     }
 }
 
@@ -142,6 +142,11 @@ fn value_to_cp(v: f32) -> i32 {
 }
 
 impl MurkSearcher {
+    /// `n` worlds drawn from the belief as the last search left it (see [`WorldSource::draw`]).
+    pub fn draw_worlds(&self, n: usize, rng: &mut Xoshiro256PlusPlus) -> Vec<(Position, f64)> {
+        self.worlds.draw(n, rng)
+    }
+
     /// How many worlds to draw: enough that each gets [`ITERATIONS_PER_WORLD`] of the
     /// iterations the budget allows (counted, or estimated from the last search's speed), between
     /// [`MIN_WORLDS`] and the `worlds` parameter.
@@ -261,7 +266,7 @@ impl Searcher for MurkSearcher {
         };
         let mut last_report = Duration::ZERO;
         let search_clock = clock.with_reserve(REPLY_RESERVE);
-        let total = driver::run(&mut units, &worlds, &self.pool, &search_clock, stop, |nodes, units| {
+        let total = driver::run(&mut units, &worlds, &self.pool, &search_clock, stop, &self.config.eval, |nodes, units| {
             if clock.elapsed() >= last_report + Duration::from_millis(500) {
                 last_report = clock.elapsed();
                 report(root.progress(nodes, units));
@@ -357,7 +362,7 @@ impl MurkSearcher {
                         now + share
                     });
                     let limit = WorldLimit { nodes: per_world_nodes, deadline, max_depth: ALPHABETA_MAX_DEPTH };
-                    score_root_moves(world, legal, limit, stop)
+                    score_root_moves(world, legal, limit, stop, &self.config.eval)
                 })
                 .collect()
         });

@@ -9,7 +9,7 @@ use super::priors::priors;
 use super::quiesce::quiesce;
 use super::sim::{result_value, Sim};
 use crate::core::{Move, MoveKind, Square};
-use crate::eval::to_value;
+use crate::eval::{to_value, Evaluator};
 use crate::rules::Position;
 
 const NONE: u32 = u32::MAX;
@@ -183,7 +183,7 @@ impl Tree {
 
     /// Runs one iteration on `world`: select down the tree, expand one node, evaluate it, and back
     /// the value up. Returns false when the tree is full and nothing could be learned.
-    pub fn iterate(&mut self, world: &Position) -> bool {
+    pub fn iterate(&mut self, world: &Position, eval: &Evaluator) -> bool {
         let mut sim = Sim::new(world.clone());
         let mut path: Vec<u32> = vec![0];
         let mut node = 0u32;
@@ -197,11 +197,11 @@ impl Tree {
                     if path.len() == 1 {
                         return false;
                     }
-                    break to_value(quiesce(&sim.pos));
+                    break to_value(quiesce(&sim.pos, eval));
                 }
                 self.add_children(node, &sim.pos, &moves);
                 self.nodes[node as usize].expanded = true;
-                break to_value(quiesce(&sim.pos));
+                break to_value(quiesce(&sim.pos, eval));
             }
             let legal = if self.multi_world { sorted_keys(&moves) } else { Vec::new() };
             if self.multi_world && !self.add_missing(node, &sim.pos, &moves) && path.len() == 1 {

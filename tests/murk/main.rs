@@ -1,7 +1,9 @@
 //! Murk's integration tests: one binary, a module per area.
 
 mod belief;
+mod datagen;
 mod info;
+mod nets;
 mod perft;
 mod protocol;
 mod protocol_fuzz;

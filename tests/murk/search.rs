@@ -3,16 +3,24 @@
 //! both ways of sharing knowledge across worlds, and determinism across thread counts.
 
 use murk::core::{Color, Move, Role, Variant};
-use murk::engine::{InfoState, Limits, SearchConfig, SearchInfo, Searcher};
+use murk::eval::Evaluator;
+use murk::engine::{EngineOptions, InfoState, Limits, SearchConfig, SearchInfo, Searcher};
 use murk::rules::Position;
 use murk::search::{Mode, MurkSearcher, SearchParams};
 use std::sync::atomic::AtomicBool;
+
+/// The evaluation the engine uses by default in `variant`.
+fn engine_eval(variant: Variant) -> Evaluator {
+    let mut options = EngineOptions::default();
+    options.variant = variant;
+    options.evaluator()
+}
 
 fn search(variant: Variant, fen: &str, mode: Mode, nodes: u64, threads: usize) -> (Move, Vec<SearchInfo>) {
     let pos = Position::from_fen(variant, fen).unwrap();
     let side = pos.turn();
     let info = InfoState::new(pos, side);
-    let config = SearchConfig { variant, side, seed: 7, threads, hash_mib: 64, mode };
+    let config = SearchConfig { variant, side, seed: 7, threads, hash_mib: 64, mode, eval: engine_eval(variant) };
     let mut searcher = MurkSearcher::new(&config, SearchParams::default());
     let limits = Limits { nodes: Some(nodes), ..Limits::default() };
     let mut reports = Vec::new();
@@ -125,7 +133,10 @@ fn the_next_search_starts_from_the_subtrees_of_the_last() {
     let variant = Variant::DarkChess;
     let mut game = Game::new(Position::start(variant));
     let mut info = InfoState::new(Position::start(variant), Color::White);
-    let config = SearchConfig { variant, side: Color::White, seed: 3, threads: 1, hash_mib: 64, mode: Mode::Pimc };
+    // The hand evaluation: which replies the tree visits depends on the evaluation, and this
+    // line is one whose reply the tree explored.
+    let eval = Evaluator::Hand;
+    let config = SearchConfig { variant, side: Color::White, seed: 3, threads: 1, hash_mib: 64, mode: Mode::Pimc, eval };
     let mut searcher = MurkSearcher::new(&config, SearchParams::default());
     let limits = Limits { nodes: Some(4000), ..Limits::default() };
     let stop = AtomicBool::new(false);
@@ -215,8 +226,8 @@ fn after_moves(variant: Variant, fen: &str, side: Color, moves: &[&str]) -> (Inf
 
 /// The engine's move from `info` in `mode` with a node budget.
 fn search_info(info: &InfoState, mode: Mode, nodes: u64) -> Move {
-    let config =
-        SearchConfig { variant: info.variant(), side: info.side(), seed: 5, threads: 1, hash_mib: 64, mode };
+    let (variant, side, eval) = (info.variant(), info.side(), engine_eval(info.variant()));
+    let config = SearchConfig { variant, side, seed: 5, threads: 1, hash_mib: 64, mode, eval };
     let mut searcher = MurkSearcher::new(&config, SearchParams::default());
     let limits = Limits { nodes: Some(nodes), ..Limits::default() };
     let mv = searcher.search(info, &limits, &AtomicBool::new(false), &mut |_| {}).expect("a move");
