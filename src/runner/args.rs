@@ -6,6 +6,7 @@ use super::matches::{run_match, MatchConfig};
 use super::openings::read_openings;
 use super::record::read_records;
 use super::replay::{replay_text, ReplaySide};
+use super::replay_html::replay_html;
 use super::schedule::{mix, GameConfig, Progress};
 use super::spec::{assign_logs, EngineSpec};
 use super::stats::Sprt;
@@ -119,7 +120,7 @@ pub struct TournamentArgs {
 /// Arguments of `murk replay`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReplayArgs {
-    /// A JSON-lines file written by `murk match --json`.
+    /// A JSON-lines file written by `murk match --json` or `murk tournament --json`.
     pub file: PathBuf,
     /// Whose boards: white, black (red), or truth (the true position).
     #[arg(long, default_value = "truth")]
@@ -127,6 +128,11 @@ pub struct ReplayArgs {
     /// Which game of the file, by its game number (default: the first in the file).
     #[arg(long)]
     pub game: Option<usize>,
+    /// Write the game as one self-contained HTML page to this file instead: the true position
+    /// and both sides' views side by side, ply by ply, with the engines' info lines (--side is
+    /// not used).
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
 }
 
 impl GameArgs {
@@ -265,7 +271,7 @@ pub fn run_tournament_command(args: &TournamentArgs) -> Result<()> {
     Ok(())
 }
 
-/// Runs `murk replay`: prints the chosen game ply by ply.
+/// Runs `murk replay`: prints the chosen game ply by ply, or writes it as an HTML page.
 pub fn run_replay_command(args: &ReplayArgs) -> Result<()> {
     let records = read_records(&args.file)?;
     let record = match args.game {
@@ -275,6 +281,13 @@ pub fn run_replay_command(args: &ReplayArgs) -> Result<()> {
     let Some(record) = record else {
         bail!("{} holds no game{}", args.file.display(), args.game.map(|n| format!(" number {n}")).unwrap_or_default());
     };
-    std::io::stdout().lock().write_all(replay_text(record, args.side)?.as_bytes())?;
+    match &args.html {
+        Some(out) => {
+            let page = replay_html(record)?;
+            std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
+            eprintln!("Wrote game {} ({} plies) to {}", record.game, record.moves.len(), out.display());
+        }
+        None => std::io::stdout().lock().write_all(replay_text(record, args.side)?.as_bytes())?,
+    }
     Ok(())
 }

@@ -32,12 +32,13 @@ pub struct Msg {
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     /// The program could not be run.
-    #[error("cannot run '{program}': {source}")]
+    #[error("cannot run '{program}': {reason}")]
     Spawn {
         /// The program.
         program: String,
-        /// The operating system's reason.
-        source: std::io::Error,
+        /// The operating system's reason (in the message, not a separate cause, so that an error
+        /// chain printed in full names it once).
+        reason: std::io::Error,
     },
     /// The engine did not complete the handshake.
     #[error("no '{expected}' from the engine during the handshake: {failure}")]
@@ -109,7 +110,7 @@ impl EngineHandle {
     /// Runs the program of `spec` and completes the handshake.
     pub fn launch(spec: &EngineSpec, init: &EngineInit) -> Result<EngineHandle, StartError> {
         let process = Process::spawn(spec)
-            .map_err(|source| StartError::Spawn { program: spec.program.display().to_string(), source })?;
+            .map_err(|reason| StartError::Spawn { program: spec.program.display().to_string(), reason })?;
         EngineHandle::start(Box::new(process), init)
     }
 

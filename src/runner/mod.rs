@@ -15,7 +15,8 @@
 //! - [`matches`](mod@matches): two engines, score and SPRT; [`tournament`]: many engines, resume;
 //!   [`standings`]: crosstable and conduct; [`ratings`]: maximum-likelihood Elo of many engines;
 //! - [`openings`]: start positions;
-//! - [`replay`]: a recorded game as ASCII boards; [`args`]: the command-line arguments.
+//! - [`replay`]: a recorded game as ASCII boards; [`replay_html`]: the same game as one HTML page
+//!   with the true position and both views side by side; [`args`]: the command-line arguments.
 
 pub mod args;
 pub mod audit;
@@ -30,6 +31,7 @@ pub mod ratings;
 pub mod record;
 pub mod referee;
 pub mod replay;
+pub mod replay_html;
 pub mod schedule;
 pub mod spec;
 pub mod standings;

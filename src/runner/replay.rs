@@ -4,7 +4,7 @@
 use super::record::GameRecord;
 use crate::core::{Color, Move, Variant};
 use crate::rules::fen::piece_char;
-use crate::rules::{Game, Played, PlyReport, Position};
+use crate::rules::{Game, Hand, Played, PlyReport, Position};
 use crate::view::{grid_diagram, Observation};
 use anyhow::{anyhow, bail, Context, Result};
 use std::fmt::Write;
@@ -39,18 +39,27 @@ pub fn truth_diagram(pos: &Position) -> String {
     });
     if variant.has_hands() {
         for color in Color::ALL {
-            let hand: String = crate::core::Role::ALL
-                .into_iter()
-                .flat_map(|r| {
-                    let c = variant.letter(r).unwrap_or('?');
-                    let c = if color == Color::White { c.to_ascii_uppercase() } else { c };
-                    std::iter::repeat_n(c, pos.hand(color).count(r) as usize)
-                })
-                .collect();
-            let _ = writeln!(s, "  {} hand: {}", color.name(), if hand.is_empty() { "-" } else { &hand });
+            let _ = writeln!(s, "  {} hand: {}", color.name(), hand_letters(variant, color, pos.hand(color)));
         }
     }
     s
+}
+
+/// A hand in FEN letters (upper case for White), in role order; `-` when empty.
+pub fn hand_letters(variant: Variant, color: Color, hand: &Hand) -> String {
+    let letters: String = crate::core::Role::ALL
+        .into_iter()
+        .flat_map(|r| {
+            let c = variant.letter(r).unwrap_or('?');
+            let c = if color == Color::White { c.to_ascii_uppercase() } else { c };
+            std::iter::repeat_n(c, hand.count(r) as usize)
+        })
+        .collect();
+    if letters.is_empty() {
+        "-".to_string()
+    } else {
+        letters
+    }
 }
 
 /// The board for `side` after the ply `report` (none at the start): for a side, the `observe`
@@ -68,28 +77,63 @@ fn board(pos: &Position, report: Option<&PlyReport>, side: ReplaySide) -> String
     }
 }
 
-/// The whole replay of `record` from `side`'s point of view.
-pub fn replay_text(record: &GameRecord, side: ReplaySide) -> Result<String> {
+/// One ply of a recorded game, played again on the true position.
+pub struct ReplayedPly {
+    /// The side that moved.
+    pub mover: Color,
+    /// The move as the record writes it.
+    pub text: String,
+    /// The drops that bounced before it, as the record writes them.
+    pub bounces: Vec<String>,
+    /// What the rules report about the ply (the move as played, the capture, the Try).
+    pub report: PlyReport,
+    /// The true position after it.
+    pub position: Position,
+}
+
+/// A recorded game played again with the rules core: the start position and every ply.
+pub struct ReplayedGame {
+    /// The game.
+    pub variant: Variant,
+    /// The true start position.
+    pub start: Position,
+    /// The plies in order.
+    pub plies: Vec<ReplayedPly>,
+}
+
+/// Plays `record`'s moves again from its start position, failing on the first move that is not
+/// legal there (a record that does not belong to its start position).
+pub fn replay_game(record: &GameRecord) -> Result<ReplayedGame> {
     let variant: Variant = record.variant.parse().map_err(|e| anyhow!("{e}"))?;
     let start = Position::from_fen(variant, &record.start_fen).context("the record's start FEN")?;
-    let mut game = Game::new(start);
-    let mut s = String::new();
-    let _ = writeln!(s, "Game {}: {} (White) vs {} (Black), {}", record.game, record.white, record.black, variant);
-    let _ = writeln!(s, "Start: {}\n", record.start_fen);
-    s.push_str(&board(game.position(), None, side));
+    let mut game = Game::new(start.clone());
+    let mut plies = Vec::with_capacity(record.moves.len());
     for (i, text) in record.moves.iter().enumerate() {
         let mover = game.position().turn();
         let mv = Move::parse(text, variant).with_context(|| format!("ply {}", i + 1))?;
         let Ok(Played::Moved(report)) = game.play(mv) else {
             bail!("ply {}: the recorded move {text} is not legal", i + 1);
         };
-        let bounces = record.plies.get(i).map(|p| p.bounces.join(", ")).unwrap_or_default();
-        let _ = write!(s, "\nPly {}: {} {text}", i + 1, mover.name());
-        if !bounces.is_empty() {
-            let _ = write!(s, " (bounced first: {bounces})");
+        let bounces = record.plies.get(i).map(|p| p.bounces.clone()).unwrap_or_default();
+        plies.push(ReplayedPly { mover, text: text.clone(), bounces, report, position: game.position().clone() });
+    }
+    Ok(ReplayedGame { variant, start, plies })
+}
+
+/// The whole replay of `record` from `side`'s point of view.
+pub fn replay_text(record: &GameRecord, side: ReplaySide) -> Result<String> {
+    let game = replay_game(record)?;
+    let mut s = String::new();
+    let _ = writeln!(s, "Game {}: {} (White) vs {} (Black), {}", record.game, record.white, record.black, game.variant);
+    let _ = writeln!(s, "Start: {}\n", record.start_fen);
+    s.push_str(&board(&game.start, None, side));
+    for (i, ply) in game.plies.iter().enumerate() {
+        let _ = write!(s, "\nPly {}: {} {}", i + 1, ply.mover.name(), ply.text);
+        if !ply.bounces.is_empty() {
+            let _ = write!(s, " (bounced first: {})", ply.bounces.join(", "));
         }
         s.push('\n');
-        s.push_str(&board(game.position(), Some(&report), side));
+        s.push_str(&board(&ply.position, Some(&ply.report), side));
     }
     let _ = writeln!(s, "\nResult: {} ({}: {})", record.result, record.termination, record.detail);
     Ok(s)
