@@ -49,9 +49,20 @@ pub fn active(pos: &Position) -> Active {
     out
 }
 
+/// Writes the active inputs of `pos` into `out` (in no particular order) and returns how many.
+#[inline]
+pub fn fill(pos: &Position, out: &mut [u16; MAX_ACTIVE]) -> usize {
+    let mut n = 0;
+    for_each_input(pos, |i| {
+        out[n] = i as u16;
+        n += 1;
+    });
+    n
+}
+
 /// Calls `f` with each active input of `pos` (in no particular order).
 #[inline(always)]
-pub fn for_each_input(pos: &Position, mut f: impl FnMut(usize)) {
+fn for_each_input(pos: &Position, mut f: impl FnMut(usize)) {
     let (us, variant) = (pos.turn(), pos.variant());
     for (side, color) in [us, us.opponent()].into_iter().enumerate() {
         for role in Role::ALL {

@@ -279,54 +279,50 @@ impl Net {
 
     /// The net's score of a set of active inputs, in pawns for the side to move.
     pub fn forward(&self, active: &[u16]) -> f32 {
-        self.dispatch(active)
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            // SAFETY: the processor has the features the function is compiled for.
+            return unsafe { self.layers_avx2(active) };
+        }
+        self.layers(active)
     }
 
     /// The net's score of `pos`, in pawns for the side to move.
     pub fn evaluate(&self, pos: &Position) -> f32 {
-        self.dispatch(pos)
-    }
-
-    /// Runs the layers with AVX2 and FMA where the processor has them.
-    #[inline(always)]
-    fn dispatch(&self, inputs: impl Inputs) -> f32 {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-            // SAFETY: the processor has the features the function is compiled for.
-            return unsafe { self.layers_avx2(inputs) };
-        }
-        self.layers(inputs)
+        let mut inputs = [0u16; features::MAX_ACTIVE];
+        let n = features::fill(pos, &mut inputs);
+        self.forward(&inputs[..n])
     }
 
     /// [`Net::layers`] compiled for AVX2 and FMA.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    unsafe fn layers_avx2(&self, inputs: impl Inputs) -> f32 {
-        self.layers(inputs)
+    unsafe fn layers_avx2(&self, active: &[u16]) -> f32 {
+        self.layers(active)
     }
 
     /// The layers, with the common layer sizes fixed at compile time so that every column
     /// addition is unrolled and vectorised.
     #[inline(always)]
-    fn layers(&self, inputs: impl Inputs) -> f32 {
+    fn layers(&self, active: &[u16]) -> f32 {
         match (self.hidden1, self.hidden2) {
-            (32, 8) => self.sized::<32, 8>(inputs),
-            (64, 16) => self.sized::<64, 16>(inputs),
-            (128, 32) => self.sized::<128, 32>(inputs),
-            (256, 32) => self.sized::<256, 32>(inputs),
-            _ => self.any_size(inputs),
+            (32, 8) => self.sized::<32, 8>(active),
+            (64, 16) => self.sized::<64, 16>(active),
+            (128, 32) => self.sized::<128, 32>(active),
+            _ => self.any_size(active),
         }
     }
 
     #[inline(always)]
-    fn sized<const H1: usize, const H2: usize>(&self, inputs: impl Inputs) -> f32 {
+    fn sized<const H1: usize, const H2: usize>(&self, active: &[u16]) -> f32 {
         let mut first: [f32; H1] = self.b1[..H1].try_into().expect("hidden1 biases");
-        inputs.visit(|i| {
+        for &i in active {
+            let i = i as usize;
             let column: &[f32; H1] = self.w1[i * H1..(i + 1) * H1].try_into().expect("an input's column");
             for k in 0..H1 {
                 first[k] += column[k];
             }
-        });
+        }
         let mut second: [f32; H2] = self.b2[..H2].try_into().expect("hidden2 biases");
         for (k, &a) in first.iter().enumerate() {
             let a = a.clamp(0.0, 1.0);
@@ -339,16 +335,17 @@ impl Net {
     }
 
     #[inline(always)]
-    fn any_size(&self, inputs: impl Inputs) -> f32 {
+    fn any_size(&self, active: &[u16]) -> f32 {
         let (h1, h2) = (self.hidden1, self.hidden2);
         let mut first = [0f32; MAX_HIDDEN];
         let first = &mut first[..h1];
         first.copy_from_slice(&self.b1);
-        inputs.visit(|i| {
+        for &i in active {
+            let i = i as usize;
             for (a, w) in first.iter_mut().zip(&self.w1[i * h1..(i + 1) * h1]) {
                 *a += w;
             }
-        });
+        }
         let mut second = [0f32; MAX_HIDDEN];
         let second = &mut second[..h2];
         second.copy_from_slice(&self.b2);
@@ -359,28 +356,6 @@ impl Net {
             }
         }
         self.b3 + second.iter().zip(&self.w3).map(|(s, w)| s.max(0.0) * w).sum::<f32>()
-    }
-}
-
-/// Where the active inputs come from: a list, or a position read on the fly.
-trait Inputs {
-    /// Calls `f` with every active input.
-    fn visit(self, f: impl FnMut(usize));
-}
-
-impl Inputs for &[u16] {
-    #[inline(always)]
-    fn visit(self, mut f: impl FnMut(usize)) {
-        for &i in self {
-            f(i as usize);
-        }
-    }
-}
-
-impl Inputs for &Position {
-    #[inline(always)]
-    fn visit(self, f: impl FnMut(usize)) {
-        features::for_each_input(self, f);
     }
 }
 

@@ -46,16 +46,16 @@ struct Args {
     #[arg(long, default_value_t = 3)]
     patience: usize,
     /// Units of the first hidden layer.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 32)]
     hidden1: usize,
     /// Units of the second hidden layer.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = 8)]
     hidden2: usize,
     /// Samples per optimiser step.
     #[arg(long, default_value_t = 512)]
     batch: usize,
     /// Learning rate of the first epoch (AdamW); it decays by `--decay` each epoch.
-    #[arg(long, default_value_t = 2e-3)]
+    #[arg(long, default_value_t = 1e-3)]
     lr: f64,
     /// Factor applied to the learning rate after each epoch.
     #[arg(long, default_value_t = 0.8)]
