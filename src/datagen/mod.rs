@@ -109,6 +109,15 @@ impl Teacher {
         Ok(Teacher::Engine(child, args.teacher_nodes))
     }
 
+    /// Clears what the teacher remembers (its hash table), so that a game's scores do not depend
+    /// on which games the same teacher scored before.
+    fn new_game(&mut self, variant: Variant) -> Result<()> {
+        if let Teacher::Engine(child, _) = self {
+            child.new_game(fsf_variant(variant), Instant::now() + TEACHER_TIMEOUT).context("the teacher's new game")?;
+        }
+        Ok(())
+    }
+
     /// The score of `pos` for the side to move, in centipawns (clamped to [`MAX_CP`]).
     fn score_cp(&mut self, pos: &Position) -> Result<i16> {
         let cp = match self {
@@ -313,6 +322,7 @@ pub fn run(args: &DatagenArgs, out: &mut impl Write) -> Result<DatagenSummary> {
 /// Plays game `index` and labels its positions (each once), with their keys.
 fn label_game(args: &DatagenArgs, index: u64, teacher: &mut Teacher) -> Result<Vec<(u64, Sample)>> {
     let game = play_game(args, index)?;
+    teacher.new_game(args.variant)?;
     let mut seen = HashSet::new();
     let mut samples = Vec::new();
     for pos in game.positions {
