@@ -3,8 +3,7 @@
 
 use super::marginals::Content;
 use crate::core::{Color, MoveKind, Piece, Role, Square};
-use crate::engine::{Event, InfoState};
-use crate::view::{SquareView, View};
+use crate::view::{Event, InfoState, SquareView, View};
 
 /// The naive belief of one player, fed from its information state only.
 #[derive(Clone, Debug)]

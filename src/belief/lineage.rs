@@ -4,9 +4,8 @@
 
 use super::step::{arms_try, goes_on};
 use crate::core::{Color, Move};
-use crate::engine::Event;
 use crate::rules::{PlyReport, Position};
-use crate::view::Observation;
+use crate::view::{Event, Observation};
 
 /// A world known after the first `events` events, from which lineages start.
 #[derive(Clone, Debug)]

@@ -8,9 +8,8 @@
 
 use super::approach::{Approach, FAR};
 use crate::core::{Bitboard, Color, MoveKind, Role, Square};
-use crate::engine::Event;
 use crate::rules::{Castling, Position};
-use crate::view::View;
+use crate::view::{Event, View};
 
 /// How many of the nearest later views are checked, besides the last one.
 const NEAR_VIEWS: usize = 8;
@@ -335,9 +334,9 @@ impl Lookahead {
 mod tests {
     use super::*;
     use crate::core::Variant;
-    use crate::engine::{InfoState, SimplePlayer};
+    use crate::engine::SimplePlayer;
     use crate::rules::{Game, Played};
-    use crate::view::Observation;
+    use crate::view::{InfoState, Observation};
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -59,9 +59,8 @@ pub use model::OpponentModel;
 pub use worlds::{same_world, Keyed, Stored, WorldSet};
 
 use crate::core::Color;
-use crate::engine::{Event, InfoState};
 use crate::rules::{Hand, Position};
-use crate::view::{Observation, View};
+use crate::view::{Event, InfoState, Observation, View};
 use expand::GATHERED_BYTES;
 use lineage::{Anchor, Lineage, NODE_BYTES};
 use rand::seq::SliceRandom;

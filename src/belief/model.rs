@@ -2,8 +2,8 @@
 //! against a random mover), biased towards captures, or a mixture of uniform and greedy (always
 //! the most valuable capture it can make) whose share is learned from the game.
 
+use crate::core::role_value;
 use crate::core::{Color, Move, MoveKind, Role};
-use crate::engine::players::role_value;
 use crate::rules::Position;
 
 /// How likely the belief takes each pseudo-legal opponent move to be.

@@ -19,9 +19,8 @@ use super::step::{goes_on, own_child, Collect, OpponentStep, Shown};
 use super::worlds::{WorldBuilder, WorldSet, NO_NODE};
 use super::{last_view, Belief, OpponentModel, UpdateReport};
 use crate::core::{Color, Move, MoveKind, Piece, Role, Square};
-use crate::engine::Event;
 use crate::rules::Position;
-use crate::view::{Observation, SquareView, View};
+use crate::view::{Event, Observation, SquareView, View};
 use rand::Rng;
 
 /// What the search does with a world at one event.

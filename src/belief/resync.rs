@@ -13,8 +13,8 @@ use super::lookahead::Lookahead;
 use super::step::{after_bounce, after_own_move, OpponentStep};
 use super::worlds::WorldSet;
 use super::{last_view, Belief};
-use crate::engine::Event;
 use crate::rules::Position;
+use crate::view::Event;
 
 /// The moves an opponent ply looks at per world, about, for budgets counted in moves.
 pub(super) const MOVES_PER_PARENT: usize = 30;

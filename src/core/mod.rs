@@ -10,6 +10,6 @@ pub mod variant;
 
 pub use bitboard::Bitboard;
 pub use moves::{Move, MoveKind, MoveParseError};
-pub use role::{Piece, Role};
+pub use role::{role_value, Piece, Role};
 pub use square::{Color, Square};
 pub use variant::{UnknownVariant, Variant};

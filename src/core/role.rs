@@ -72,3 +72,15 @@ impl Piece {
         Piece { color, role }
     }
 }
+
+/// A rough value of each role, in pawns; the king is worth more than everything else together.
+pub fn role_value(role: Role) -> f64 {
+    match role {
+        Role::Pawn | Role::Soldier => 1.0,
+        Role::Knight | Role::Bishop | Role::Horse => 3.0,
+        Role::Cannon => 4.5,
+        Role::Rook => 5.0,
+        Role::Queen => 9.0,
+        Role::King => 1000.0,
+    }
+}

@@ -13,7 +13,7 @@
 
 use crate::belief::world_key;
 use crate::core::{Color, Variant};
-use crate::engine::{EngineOptions, InfoState, Limits, SearchConfig, Searcher};
+use crate::engine::{EngineOptions, Limits, SearchConfig, Searcher};
 use crate::eval::features;
 use crate::eval::samples::{Sample, MAX_CP};
 use crate::eval::see::see;
@@ -23,7 +23,7 @@ use crate::search::alphabeta::{score_root_moves, WorldLimit};
 use crate::search::{Mode, MurkSearcher, SearchParams};
 use crate::uci_fog::child::{ChildConfig, ChildEngine, ChildLimit};
 use crate::uci_fog::{fsf_variant, variants_file};
-use crate::view::Observation;
+use crate::view::{InfoState, Observation};
 use anyhow::{anyhow, bail, Context, Result};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -172,9 +172,7 @@ fn play_game(args: &DatagenArgs, index: u64) -> Result<GamePositions> {
     let start = Position::start(args.variant);
     let mut game = Game::new(start.clone());
     let mut infos = [InfoState::new(start.clone(), Color::White), InfoState::new(start, Color::Black)];
-    let mut options = EngineOptions::default();
-    options.variant = args.variant;
-    options.use_net = args.eval == "net";
+    let options = EngineOptions { variant: args.variant, use_net: args.eval == "net", ..EngineOptions::default() };
     let mut searchers: Vec<MurkSearcher> = Color::ALL
         .iter()
         .map(|&side| {
@@ -278,8 +276,11 @@ pub fn run(args: &DatagenArgs, out: &mut impl Write) -> Result<DatagenSummary> {
     for (index, labelled) in rx {
         waiting.insert(index, labelled.with_context(|| format!("game {index}"))?);
         while let Some(samples) = waiting.remove(&summary.games) {
-            let (file, count) =
-                if summary.games % args.valid_every == 0 { (&mut valid, &mut summary.valid) } else { (&mut train, &mut summary.train) };
+            let (file, count) = if summary.games % args.valid_every == 0 {
+                (&mut valid, &mut summary.valid)
+            } else {
+                (&mut train, &mut summary.train)
+            };
             for (key, sample) in &samples {
                 if seen.insert(*key) {
                     sample.write(file)?;

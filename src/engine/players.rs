@@ -1,7 +1,7 @@
 //! The simple built-in players that later work measures against: `random` and `greedy`.
 
-use super::info::InfoState;
-use crate::core::{Move, MoveKind, Role};
+use crate::core::{role_value, Move, MoveKind, Role};
+use crate::view::InfoState;
 use crate::view::SquareView;
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -42,18 +42,6 @@ impl SimplePlayer {
             }
         }
         moves.choose(rng).copied()
-    }
-}
-
-/// A rough value of each role, in pawns; the king is worth more than everything else together.
-pub fn role_value(role: Role) -> f64 {
-    match role {
-        Role::Pawn | Role::Soldier => 1.0,
-        Role::Knight | Role::Bishop | Role::Horse => 3.0,
-        Role::Cannon => 4.5,
-        Role::Rook => 5.0,
-        Role::Queen => 9.0,
-        Role::King => 1000.0,
     }
 }
 

@@ -9,10 +9,10 @@
 //! A front end with players of its own (`murk uci-fog`) hands its list to
 //! [`super::EngineOptions::with_players`].
 
-use super::info::InfoState;
 use super::limits::Limits;
 use super::players::SimplePlayer;
 use crate::core::{Color, Move, Variant};
+use crate::view::InfoState;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicBool;

@@ -3,8 +3,8 @@
 //! Quiet moves and drops are exchanges too: a piece put where it can be taken for free "loses"
 //! its value.
 
+use crate::core::role_value;
 use crate::core::{Bitboard, Color, Move, MoveKind, Role, Square};
-use crate::engine::role_value;
 use crate::rules::Position;
 
 /// Value of a piece in exchanges, in pawns (the king's is larger than any exchange).

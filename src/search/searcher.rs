@@ -10,14 +10,13 @@ use crate::belief::world_key;
 use crate::core::{Move, Role};
 use crate::engine::limits::{Limits, SearchClock};
 use crate::engine::searcher::{SearchConfig, SearchInfo, Searcher};
-use crate::engine::InfoState;
 use crate::engine::SimplePlayer;
 use crate::rules::Position;
-use crate::view::SquareView;
+use crate::view::{InfoState, SquareView};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::collections::{HashMap, HashSet};
 use rayon::prelude::*;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -266,12 +265,13 @@ impl Searcher for MurkSearcher {
         };
         let mut last_report = Duration::ZERO;
         let search_clock = clock.with_reserve(REPLY_RESERVE);
-        let total = driver::run(&mut units, &worlds, &self.pool, &search_clock, stop, &self.config.eval, |nodes, units| {
-            if clock.elapsed() >= last_report + Duration::from_millis(500) {
-                last_report = clock.elapsed();
-                report(root.progress(nodes, units));
-            }
-        });
+        let total =
+            driver::run(&mut units, &worlds, &self.pool, &search_clock, stop, &self.config.eval, |nodes, units| {
+                if clock.elapsed() >= last_report + Duration::from_millis(500) {
+                    last_report = clock.elapsed();
+                    report(root.progress(nodes, units));
+                }
+            });
         let searched = clock.elapsed().saturating_sub(prepared);
         if budget_nodes.is_none() && searched >= Duration::from_millis(5) {
             self.speed = total as f64 / searched.as_secs_f64();
@@ -358,7 +358,8 @@ impl MurkSearcher {
                     let remaining = left.fetch_sub(1, Ordering::Relaxed).max(1);
                     let deadline = end.map(|end| {
                         let now = Instant::now();
-                        let share = end.saturating_duration_since(now).mul_f64((threads as f64 / remaining as f64).min(1.0));
+                        let share =
+                            end.saturating_duration_since(now).mul_f64((threads as f64 / remaining as f64).min(1.0));
                         now + share
                     });
                     let limit = WorldLimit { nodes: per_world_nodes, deadline, max_depth: ALPHABETA_MAX_DEPTH };

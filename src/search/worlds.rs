@@ -5,8 +5,8 @@
 
 use crate::belief::{world_key, Belief, BeliefConfig};
 use crate::engine::limits::Budget;
-use crate::engine::InfoState;
 use crate::rules::Position;
+use crate::view::InfoState;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::HashMap;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};

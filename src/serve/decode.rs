@@ -3,8 +3,7 @@
 //! pieces can see, which is also how the en-passant chance the wire leaves implicit is read).
 
 use super::wire::{Problem, WireColor, WireMove, WireObservation};
-use crate::core::attacks;
-use crate::core::{Bitboard, Color, Move, MoveKind, Role, Square, Variant};
+use crate::core::{attacks, Bitboard, Color, Move, MoveKind, Role, Square, Variant};
 use crate::rules::{reach, Castling};
 use crate::view::View;
 
@@ -439,7 +438,7 @@ fn capture_value(role: Role) -> f64 {
     if role == Role::King {
         1000.0
     } else {
-        crate::engine::role_value(role)
+        crate::core::role_value(role)
     }
 }
 

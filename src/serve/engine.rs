@@ -22,9 +22,9 @@ use super::wire::{
 };
 use crate::core::{Color, Move, MoveKind, Role, Variant};
 use crate::engine::limits::clock_budget;
-use crate::engine::{EngineOptions, InfoState, Limits, SearchInfo, Searcher};
+use crate::engine::{EngineOptions, Limits, SearchInfo, Searcher};
 use crate::rules::{Castling, Position};
-use crate::view::{Observation, SquareView};
+use crate::view::{InfoState, Observation, SquareView};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};

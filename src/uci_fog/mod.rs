@@ -10,10 +10,11 @@ pub mod child;
 
 use crate::core::{Move, Variant};
 use crate::engine::limits::{Budget, Limits, SearchClock, DEFAULT_MOVE_TIME_MS};
-use crate::engine::{EngineOptions, InfoState, PlayerEntry, SearchConfig, SearchInfo, Searcher, Session, SimplePlayer};
+use crate::engine::{EngineOptions, PlayerEntry, SearchConfig, SearchInfo, Searcher, Session, SimplePlayer};
 use crate::rules::Position;
 use crate::search::searcher::visible_king_capture;
 use crate::search::WorldSource;
+use crate::view::InfoState;
 use anyhow::{Context, Result};
 use child::{ChildConfig, ChildEngine, ChildError, ChildLimit};
 use rand::SeedableRng;

@@ -9,10 +9,12 @@
 //! that may be taken are already seen; this field says that the capture is available).
 //! Example (White after 1. e4 in Dark Chess): `????????/????????/1???????/?1??1??1/4P3/4?3/PPPP1PPP/RNBQKBNR -`.
 
+mod info;
 mod observation;
 mod own_moves;
 mod text;
 
+pub use info::{Event, InfoError, InfoState};
 pub use observation::{Observation, ObservationParseError};
 pub use text::{grid_diagram, ViewParseError};
 

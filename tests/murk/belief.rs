@@ -7,9 +7,9 @@ use crate::support::{random_game, Step};
 use murk::belief::eval::{self, BeliefEvalArgs};
 use murk::belief::{same_world, Belief, BeliefConfig, Content, OpponentModel, UpdateReport};
 use murk::core::{Color, Move, Piece, Role, Square, Variant};
-use murk::engine::{Event, InfoState, SimplePlayer};
+use murk::engine::SimplePlayer;
 use murk::rules::{Game, Played, PlyReport, Position};
-use murk::view::{Observation, View};
+use murk::view::{Event, InfoState, Observation, View};
 use std::collections::HashMap;
 
 /// A belief configuration that keeps every world (for histories short enough to enumerate), with

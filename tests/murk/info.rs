@@ -3,8 +3,8 @@
 
 use crate::support::{random_game, Step};
 use murk::core::{Color, MoveKind, Variant};
-use murk::engine::InfoState;
 use murk::rules::Position;
+use murk::view::InfoState;
 use std::collections::HashSet;
 
 fn board_moves(moves: &[murk::core::Move]) -> HashSet<murk::core::Move> {

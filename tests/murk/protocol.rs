@@ -9,9 +9,9 @@ mod leak;
 pub use harness::{engine_io, greedy_opponent, play, play_on, Engine, Record, Setup};
 use murk::core::{Color, Move, Variant};
 use murk::engine::limits::clock_budget;
-use murk::engine::{EngineOptions, InfoState, Limits, PlayerEntry, SearchClock, SearchInfo, Searcher, Session};
+use murk::engine::{EngineOptions, Limits, PlayerEntry, SearchClock, SearchInfo, Searcher, Session};
 use murk::rules::Position;
-use murk::view::View;
+use murk::view::{InfoState, View};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 

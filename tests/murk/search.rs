@@ -3,17 +3,16 @@
 //! both ways of sharing knowledge across worlds, and determinism across thread counts.
 
 use murk::core::{Color, Move, Role, Variant};
+use murk::engine::{EngineOptions, Limits, SearchConfig, SearchInfo, Searcher};
 use murk::eval::Evaluator;
-use murk::engine::{EngineOptions, InfoState, Limits, SearchConfig, SearchInfo, Searcher};
 use murk::rules::Position;
 use murk::search::{Mode, MurkSearcher, SearchParams};
+use murk::view::InfoState;
 use std::sync::atomic::AtomicBool;
 
 /// The evaluation the engine uses by default in `variant`.
 fn engine_eval(variant: Variant) -> Evaluator {
-    let mut options = EngineOptions::default();
-    options.variant = variant;
-    options.evaluator()
+    EngineOptions { variant, ..EngineOptions::default() }.evaluator()
 }
 
 fn search(variant: Variant, fen: &str, mode: Mode, nodes: u64, threads: usize) -> (Move, Vec<SearchInfo>) {
@@ -136,7 +135,8 @@ fn the_next_search_starts_from_the_subtrees_of_the_last() {
     // The hand evaluation: which replies the tree visits depends on the evaluation, and this
     // line is one whose reply the tree explored.
     let eval = Evaluator::Hand;
-    let config = SearchConfig { variant, side: Color::White, seed: 3, threads: 1, hash_mib: 64, mode: Mode::Pimc, eval };
+    let config =
+        SearchConfig { variant, side: Color::White, seed: 3, threads: 1, hash_mib: 64, mode: Mode::Pimc, eval };
     let mut searcher = MurkSearcher::new(&config, SearchParams::default());
     let limits = Limits { nodes: Some(4000), ..Limits::default() };
     let stop = AtomicBool::new(false);
@@ -293,7 +293,10 @@ fn the_king_is_not_left_where_a_knight_from_the_hand_can_take_it_unseen() {
     };
     let unsafe_moves: Vec<String> =
         pos.moves().iter().filter(|&&m| blind_after(m)).map(|m| m.to_uci(variant)).collect();
-    assert!(unsafe_moves.contains(&"g1f1".to_string()) && unsafe_moves.contains(&"f2f4".to_string()), "{unsafe_moves:?}");
+    assert!(
+        unsafe_moves.contains(&"g1f1".to_string()) && unsafe_moves.contains(&"f2f4".to_string()),
+        "{unsafe_moves:?}"
+    );
     let info = InfoState::new(pos.clone(), Color::White);
     for mode in MODES {
         let m = search_info(&info, mode, nodes_for(mode));

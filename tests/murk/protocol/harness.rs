@@ -1,8 +1,8 @@
 //! Test harness for the protocol: the real `murk` binary as a subprocess, and a small referee
 //! that plays a true game against it, sending it exactly what protocol.md says.
 
+use murk::core::role_value;
 use murk::core::{Color, Move, Role, Variant};
-use murk::engine::role_value;
 use murk::engine::Session;
 use murk::rules::{Game, Played, Position};
 use murk::view::Observation;

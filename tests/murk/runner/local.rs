@@ -3,12 +3,13 @@
 //! over many random games played through the real referee code.
 
 use murk::core::{Color, Square, Variant};
-use murk::engine::{InfoState, SimplePlayer};
+use murk::engine::SimplePlayer;
 use murk::rules::Position;
 use murk::runner::record::Termination;
 use murk::runner::{
     audit_record, play_game, EngineHandle, EngineInit, EngineIo, GameRecord, GameSetup, IoFailure, TimeControl,
 };
+use murk::view::InfoState;
 use murk::view::Observation;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -226,10 +226,7 @@ impl InfoState {
             return fail("a start view reports a capture or a Try");
         }
         if obs.view != self.initial_view {
-            return Err(InfoError::Contradiction(format!(
-                "the start view should be {}",
-                self.initial_view.to_text()
-            )));
+            return Err(InfoError::Contradiction(format!("the start view should be {}", self.initial_view.to_text())));
         }
         Ok(())
     }
