@@ -388,9 +388,8 @@ mod tests {
         let active = [5u16, 900];
         let h1: Vec<f32> =
             (0..4).map(|k| (net.b1[k] + net.w1[5 * 4 + k] + net.w1[900 * 4 + k]).clamp(0.0, 1.0)).collect();
-        let h2: Vec<f32> = (0..2)
-            .map(|j| ((0..4).map(|k| net.w2[k * 2 + j] * h1[k]).sum::<f32>() + net.b2[j]).max(0.0))
-            .collect();
+        let h2: Vec<f32> =
+            (0..2).map(|j| ((0..4).map(|k| net.w2[k * 2 + j] * h1[k]).sum::<f32>() + net.b2[j]).max(0.0)).collect();
         let expected = net.b3 + net.w3[0] * h2[0] + net.w3[1] * h2[1];
         assert!((net.forward(&active) - expected).abs() < 1e-6);
     }
@@ -398,7 +397,10 @@ mod tests {
     #[test]
     fn damaged_or_foreign_files_are_refused() {
         let bytes = small_net().to_bytes();
-        assert_eq!(Net::from_bytes(&bytes, Variant::DarkCrazyhouse).unwrap_err().to_string(), "the net is for dark-chess, not dark-crazyhouse");
+        assert_eq!(
+            Net::from_bytes(&bytes, Variant::DarkCrazyhouse).unwrap_err().to_string(),
+            "the net is for dark-chess, not dark-crazyhouse"
+        );
         let mut flipped = bytes.clone();
         flipped[100] ^= 1;
         assert_eq!(Net::from_bytes(&flipped, Variant::DarkChess), Err(NetError::Hash));

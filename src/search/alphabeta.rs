@@ -275,7 +275,8 @@ impl Search<'_> {
                 PlyVerdict::TryCompleted => -WIN + ply as f32,
                 PlyVerdict::TryArmed | PlyVerdict::Neither => {
                     let quiet = !tactical && order < 5e5 && !threatened;
-                    let reduction = if quiet && depth >= 3 && index >= 3 { 1 + i32::from(index >= 10 && depth >= 5) } else { 0 };
+                    let reduction =
+                        if quiet && depth >= 3 && index >= 3 { 1 + i32::from(index >= 10 && depth >= 5) } else { 0 };
                     if index == 0 {
                         -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
                     } else {
@@ -340,7 +341,8 @@ impl Search<'_> {
 
     /// The best root move by `scores`, then the table's moves from there.
     fn principal_variation(&self, world: &Position, moves: &[(usize, Move)], scores: &[Option<f32>]) -> Vec<Move> {
-        let Some(&(_, first)) = moves.iter().max_by(|a, b| scores[a.0].unwrap_or(-WIN).total_cmp(&scores[b.0].unwrap_or(-WIN)))
+        let Some(&(_, first)) =
+            moves.iter().max_by(|a, b| scores[a.0].unwrap_or(-WIN).total_cmp(&scores[b.0].unwrap_or(-WIN)))
         else {
             return Vec::new();
         };
@@ -349,7 +351,8 @@ impl Search<'_> {
         pos.play_unchecked(first);
         while pv.len() < 8 && !pos.is_king_captured() {
             let key = pos.repetition_key();
-            let Some(next) = self.table[(key as usize) & (TT_ENTRIES - 1)].filter(|e| e.key == key).and_then(|e| e.best)
+            let Some(next) =
+                self.table[(key as usize) & (TT_ENTRIES - 1)].filter(|e| e.key == key).and_then(|e| e.best)
             else {
                 break;
             };
@@ -410,9 +413,15 @@ mod tests {
         let pos = Position::from_fen(variant, fen).unwrap();
         let moves = pos.moves().to_vec();
         let stop = AtomicBool::new(false);
-        let result =
-            score_root_moves(&pos, &moves, WorldLimit { nodes: Some(2_000_000), deadline: None, max_depth: depth }, &stop, &Evaluator::Hand);
-        let i = (0..moves.len()).max_by(|&a, &b| result.scores[a].unwrap().total_cmp(&result.scores[b].unwrap())).unwrap();
+        let result = score_root_moves(
+            &pos,
+            &moves,
+            WorldLimit { nodes: Some(2_000_000), deadline: None, max_depth: depth },
+            &stop,
+            &Evaluator::Hand,
+        );
+        let i =
+            (0..moves.len()).max_by(|&a, &b| result.scores[a].unwrap().total_cmp(&result.scores[b].unwrap())).unwrap();
         (moves[i], result)
     }
 
@@ -434,7 +443,13 @@ mod tests {
         let pos = Position::from_fen(Variant::DarkChess, fen).unwrap();
         let moves = pos.moves().to_vec();
         let stop = AtomicBool::new(false);
-        let result = score_root_moves(&pos, &moves, WorldLimit { nodes: None, deadline: None, max_depth: 3 }, &stop, &Evaluator::Hand);
+        let result = score_root_moves(
+            &pos,
+            &moves,
+            WorldLimit { nodes: None, deadline: None, max_depth: 3 },
+            &stop,
+            &Evaluator::Hand,
+        );
         for (m, s) in moves.iter().zip(&result.scores) {
             let uci = m.to_uci(Variant::DarkChess);
             let s = s.unwrap();

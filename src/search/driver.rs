@@ -64,7 +64,14 @@ pub struct Unit {
 
 impl Unit {
     /// Runs up to `n` iterations, fewer if its quota or the tree runs out or the clock says stop.
-    fn run(&mut self, worlds: &[(Position, f64)], n: u64, clock: &SearchClock, stop: &AtomicBool, eval: &Evaluator) -> u64 {
+    fn run(
+        &mut self,
+        worlds: &[(Position, f64)],
+        n: u64,
+        clock: &SearchClock,
+        stop: &AtomicBool,
+        eval: &Evaluator,
+    ) -> u64 {
         let n = self.quota.map_or(n, |q| q.min(n));
         let mut done = 0;
         while done < n && !self.full && !clock.time_is_up(stop) {

@@ -93,8 +93,14 @@ fn every_position_gets_the_teachers_score_for_the_side_to_move() {
         a.games = 2;
         run(&a, &mut Vec::new()).unwrap();
         let all: Vec<Sample> = ["train.bin", "valid.bin"].iter().flat_map(|f| samples(&a.out.join(f))).collect();
-        assert!(all.iter().all(|s| s.score_cp == 123 || s.score_cp == MAX_CP), "{variant}: a score the teacher did not give");
-        assert!(all.iter().any(|s| s.score_cp == 123) && all.iter().any(|s| s.score_cp == MAX_CP), "{variant}: both sides to move");
+        assert!(
+            all.iter().all(|s| s.score_cp == 123 || s.score_cp == MAX_CP),
+            "{variant}: a score the teacher did not give"
+        );
+        assert!(
+            all.iter().any(|s| s.score_cp == 123) && all.iter().any(|s| s.score_cp == MAX_CP),
+            "{variant}: both sides to move"
+        );
     }
 }
 

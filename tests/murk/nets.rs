@@ -4,8 +4,8 @@
 
 use super::protocol::{greedy_opponent, play, Engine, Setup};
 use murk::core::{Color, Variant};
-use murk::eval::{features, Evaluator};
 use murk::eval::net::{Base, Net};
+use murk::eval::{features, Evaluator};
 use murk::rules::Position;
 
 /// The check file the trainer wrote beside a built-in net: its own output and the active inputs
@@ -36,7 +36,8 @@ fn the_built_in_nets_compute_what_the_trainer_computed() {
             assert!((got - expected).abs() <= 1e-3 * (1.0 + expected.abs()), "{variant}: {got} vs trainer {expected}");
         }
         // The nets must tell positions apart (a constant net would pass the comparison too).
-        let spread = checks.iter().map(|c| c.0).fold(f32::MIN, f32::max) - checks.iter().map(|c| c.0).fold(f32::MAX, f32::min);
+        let spread =
+            checks.iter().map(|c| c.0).fold(f32::MIN, f32::max) - checks.iter().map(|c| c.0).fold(f32::MAX, f32::min);
         assert!(spread > 0.1, "{variant}: outputs span only {spread} pawns");
         eprintln!("{variant}: {} positions, largest difference {worst:e}", checks.len());
     }
@@ -103,7 +104,10 @@ fn eval_file_refuses_damaged_files_and_the_engine_plays_on() {
         engine.send("position startpos");
         engine.send("side white");
         let (_, best) = engine.go("nodes 2000");
-        assert!(Position::start(Variant::DarkChess).moves().iter().any(|m| m.to_uci(Variant::DarkChess) == best), "{name}: {best}");
+        assert!(
+            Position::start(Variant::DarkChess).moves().iter().any(|m| m.to_uci(Variant::DarkChess) == best),
+            "{name}: {best}"
+        );
         engine.close();
     }
 }

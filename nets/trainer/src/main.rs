@@ -180,7 +180,8 @@ fn read(path: &Path, variant: Variant, base: Base) -> Result<Vec<Example>> {
             let base = match base {
                 Base::Zero => 0.0,
                 Base::Hand => {
-                    let pos = position_of(variant, &sample.active).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                    let pos =
+                        position_of(variant, &sample.active).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
                     murk::eval::score(&pos).clamp(-BASE_LIMIT, BASE_LIMIT)
                 }
             };
@@ -209,12 +210,14 @@ fn plot(path: &Path, font: &Path, title: &str, losses: &[(f32, f32)]) -> Result<
         .build_cartesian_2d(1f32..losses.len().max(2) as f32, bottom..top)?;
     chart.configure_mesh().x_desc("epoch").y_desc("loss (MSE of win probability)").draw()?;
     let curve = |pick: fn(&(f32, f32)) -> f32| losses.iter().enumerate().map(move |(i, l)| (i as f32 + 1.0, pick(l)));
-    chart.draw_series(LineSeries::new(curve(|l| l.0), BLUE.stroke_width(2)))?.label("training").legend(|(x, y)| {
-        PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2))
-    });
-    chart.draw_series(LineSeries::new(curve(|l| l.1), RED.stroke_width(2)))?.label("validation").legend(|(x, y)| {
-        PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2))
-    });
+    chart
+        .draw_series(LineSeries::new(curve(|l| l.0), BLUE.stroke_width(2)))?
+        .label("training")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLUE.stroke_width(2)));
+    chart
+        .draw_series(LineSeries::new(curve(|l| l.1), RED.stroke_width(2)))?
+        .label("validation")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED.stroke_width(2)));
     chart.configure_series_labels().background_style(WHITE.mix(0.8)).border_style(BLACK).draw()?;
     root.present()?;
     Ok(())
@@ -326,7 +329,8 @@ fn train(args: &Args) -> Result<Vec<(f32, f32)>> {
     let (x, _, _) = batch(&check, args, &device)?;
     let outputs: Vec<f32> = model.forward(&x)?.to_vec1()?;
     let check_path = args.out.with_extension("check.txt");
-    let mut file = std::fs::File::create(&check_path).with_context(|| format!("cannot write {}", check_path.display()))?;
+    let mut file =
+        std::fs::File::create(&check_path).with_context(|| format!("cannot write {}", check_path.display()))?;
     writeln!(file, "# {}: the trainer's score in pawns, then the active inputs", args.variant)?;
     for (e, out) in check.iter().zip(&outputs) {
         let inputs: Vec<String> = e.sample.active.iter().map(u16::to_string).collect();

@@ -254,7 +254,10 @@ fn bad_arguments_are_refused_before_any_game() {
     let cases: [(Vec<&str>, &str); 7] = [
         (vec!["--engine", &fake], "at least two --engine"),
         (vec!["--engine", &fake, "--engine", "/nonexistent/engine"], "cannot start engine 2"),
-        (vec!["--engine", &zh_only, "--engine", &fake], "does not play dark-chess: its UCI_Variant option offers only dark-crazyhouse"),
+        (
+            vec!["--engine", &zh_only, "--engine", &fake],
+            "does not play dark-chess: its UCI_Variant option offers only dark-crazyhouse",
+        ),
         (vec!["--engine", &fake, "--engine", &fake, "--format", "swiss"], "invalid value 'swiss'"),
         (vec!["--engine", &fake, "--engine", &fake, "--games-per-pair", "3"], "positive even number"),
         (vec!["--engine", &fake, "--engine", &fake, "--resume"], "--resume needs the --seed"),
