@@ -3,7 +3,7 @@
 //! pieces can see, which is also how the en-passant chance the wire leaves implicit is read).
 
 use super::wire::{Problem, WireColor, WireMove, WireObservation};
-use crate::core::{attacks, Bitboard, Color, Move, MoveKind, Role, Square, Variant};
+use crate::core::{attacks, role_value, Bitboard, Color, Move, MoveKind, Role, Square, Variant};
 use crate::rules::{reach, Castling};
 use crate::view::View;
 
@@ -433,15 +433,6 @@ fn squares(set: Bitboard) -> String {
     }
 }
 
-/// The value of a captured role for the fallback move (a king above everything).
-fn capture_value(role: Role) -> f64 {
-    if role == Role::King {
-        1000.0
-    } else {
-        crate::core::role_value(role)
-    }
-}
-
 /// A move chosen from the request alone, for when the engine cannot search (a transcript it
 /// cannot follow, a search past the deadline): take a king the latest observation shows, else the
 /// most valuable piece it shows, else any legal move; ties broken by `seed`. `None` only when
@@ -462,7 +453,7 @@ pub fn fallback_move(
             continue;
         };
         if color(piece.color) != side {
-            targets[sq.index()] = Some(capture_value(role));
+            targets[sq.index()] = Some(role_value(role));
         }
     }
     let value = |m: &WireMove| -> Option<f64> {

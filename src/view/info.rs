@@ -1,4 +1,4 @@
-//! The engine's information state: everything one player knows (the agreed start position, its
+//! A player's information state: everything one player knows (the agreed start position, its
 //! color, its own moves, and every observation and bounce it received), and nothing else.
 //! Search and belief read only this, so a leak of hidden information is impossible by construction.
 
