@@ -1,6 +1,7 @@
 //! Runs the iterations: a fixed set of work units (one tree per world for PIMC, a fixed number
 //! of root-parallel trees for ISMCTS), each with its own random stream derived from the seed,
-//! advanced in batches on a rayon pool until the budget or `stop` ends the search.
+//! taken in batches from a shared queue by the pool's threads until the budget or `stop` ends
+//! the search.
 //!
 //! Units and their node quotas do not depend on the thread count, so `go nodes N` with a fixed
 //! seed gives the same result on any number of threads.
@@ -13,9 +14,11 @@ use crate::rules::Position;
 use rand::distributions::{Distribution, WeightedIndex};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rayon::prelude::*;
-use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::Mutex;
+use std::time::Duration;
 
 /// How knowledge is shared across worlds (the `Search` option).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
@@ -148,8 +151,15 @@ pub fn units(
         .collect()
 }
 
-/// Advances all units until the clock or `stop` ends the search, calling `progress` with the
-/// iterations so far after every round. Returns the total iterations.
+/// How often a running search reports its progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+
+/// Advances the units until all are finished or the clock or `stop` ends the search, calling
+/// `progress` with the iterations so far about every [`PROGRESS_EVERY`] and returning the total.
+///
+/// The units wait in a shared queue: each of the pool's threads takes the next unit, runs
+/// [`BATCH`] iterations of it and puts it back, so no thread waits for another (a unit runs on one
+/// thread at a time, and its iterations follow only its own random stream and quota).
 pub fn run(
     units: &mut [Unit],
     worlds: &[(Position, f64)],
@@ -157,19 +167,110 @@ pub fn run(
     clock: &SearchClock,
     stop: &AtomicBool,
     eval: &Evaluator,
-    mut progress: impl FnMut(u64, &[Unit]),
+    mut progress: impl FnMut(u64, &[&Unit]),
 ) -> u64 {
-    let mut total = 0;
-    loop {
-        if units.iter().all(Unit::finished) || clock.should_stop(total, stop) {
-            break;
+    let queue: Mutex<VecDeque<usize>> = Mutex::new((0..units.len()).filter(|&i| !units[i].finished()).collect());
+    let running = AtomicUsize::new(0);
+    let total = AtomicU64::new(0);
+    let cells: Vec<Mutex<&mut Unit>> = units.iter_mut().map(Mutex::new).collect();
+    let worker = || loop {
+        if clock.should_stop(total.load(Ordering::Relaxed), stop) {
+            return;
         }
-        let round: u64 = pool.install(|| units.par_iter_mut().map(|u| u.run(worlds, BATCH, clock, stop, eval)).sum());
-        total += round;
-        progress(total, units);
-        if round == 0 {
-            break;
+        let next = {
+            let mut queue = lock(&queue);
+            let next = queue.pop_front();
+            if next.is_some() {
+                running.fetch_add(1, Ordering::SeqCst);
+            }
+            next
+        };
+        let Some(i) = next else {
+            if running.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            std::thread::yield_now();
+            continue;
+        };
+        let (done, finished) = {
+            let mut unit = lock(&cells[i]);
+            let done = unit.run(worlds, BATCH, clock, stop, eval);
+            (done, unit.finished() || done == 0)
+        };
+        total.fetch_add(done, Ordering::Relaxed);
+        if !finished {
+            lock(&queue).push_back(i);
+        }
+        running.fetch_sub(1, Ordering::SeqCst);
+    };
+    std::thread::scope(|scope| {
+        let (done_tx, done_rx) = channel::<()>();
+        scope.spawn(|| {
+            pool.scope(|s| (0..pool.current_num_threads()).for_each(|_| s.spawn(|_| worker())));
+            drop(done_tx);
+        });
+        while let Err(RecvTimeoutError::Timeout) = done_rx.recv_timeout(PROGRESS_EVERY) {
+            let guards: Vec<_> = cells.iter().map(lock).collect();
+            let now: Vec<&Unit> = guards.iter().map(|g| &***g).collect();
+            progress(total.load(Ordering::Relaxed), &now);
+        }
+    });
+    total.into_inner()
+}
+
+/// Locks `m`, whether or not a thread panicked while holding it.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Variant;
+    use crate::engine::limits::Budget;
+
+    fn worlds(n: usize) -> Vec<(Position, f64)> {
+        (0..n).map(|_| (Position::start(Variant::DarkChess), 1.0)).collect()
+    }
+
+    /// Iterations per unit after a 60 ms search on `threads` threads.
+    fn timed_counts(threads: usize) -> Vec<u64> {
+        let worlds = worlds(5);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let mut units = units(Mode::Pimc, &worlds, 1, 16 << 20, None, 1, &mut HashMap::new());
+        let clock = SearchClock::start(Budget { soft: Some(Duration::from_millis(60)), ..Budget::UNBOUNDED });
+        let mut reports = 0;
+        let total =
+            run(&mut units, &worlds, &pool, &clock, &AtomicBool::new(false), &Evaluator::Hand, |_, _| reports += 1);
+        assert_eq!(reports, 0, "a 60 ms search ends before its first progress report");
+        let counts: Vec<u64> = units.iter().map(|u| u.iterations).collect();
+        assert_eq!(total, counts.iter().sum::<u64>());
+        counts
+    }
+
+    #[test]
+    fn units_taken_from_the_queue_all_advance_until_the_time_is_up() {
+        // One thread takes the units in turn, a batch each: only the batch the clock cut short
+        // falls behind.
+        let counts = timed_counts(1);
+        let (least, most) = (*counts.iter().min().unwrap(), *counts.iter().max().unwrap());
+        assert!(least > 0 && most - least <= BATCH, "{counts:?}");
+        // Several threads: no unit waits for another's batch, every one advances (how far
+        // depends on how the threads were scheduled).
+        assert!(timed_counts(3).iter().all(|&n| n > 0));
+    }
+
+    #[test]
+    fn a_node_budget_ends_with_every_unit_at_its_quota_on_any_pool() {
+        let worlds = worlds(3);
+        for threads in [1, 3] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let mut units = units(Mode::Pimc, &worlds, 1, 16 << 20, Some(1000), 1, &mut HashMap::new());
+            let clock = SearchClock::start(Budget { nodes: Some(1000), ..Budget::UNBOUNDED });
+            let total = run(&mut units, &worlds, &pool, &clock, &AtomicBool::new(false), &Evaluator::Hand, |_, _| ());
+            assert_eq!(total, 1000);
+            let counts: Vec<u64> = units.iter().map(|u| u.iterations).collect();
+            assert_eq!(counts, [334, 333, 333], "{threads} threads");
         }
     }
-    total
 }

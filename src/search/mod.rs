@@ -1,6 +1,6 @@
-//! Determinized Monte Carlo tree search over worlds drawn from the belief: PUCT with heuristic
-//! priors, leaves valued by the hand-written evaluation, PIMC or single-observer ISMCTS, run in
-//! parallel with rayon, and a risk-aware root choice.
+//! The determinized search over worlds drawn from the belief: alpha-beta on each world (the
+//! default), or PIMC or single-observer ISMCTS trees; run on one rayon pool of `Threads` threads
+//! that also updates the belief, with a risk-aware root choice.
 
 pub mod alphabeta;
 pub mod bench;
@@ -15,4 +15,4 @@ pub mod worlds;
 
 pub use driver::Mode;
 pub use searcher::{MurkSearcher, SearchParams};
-pub use worlds::WorldSource;
+pub use worlds::{thread_pool, WorldSource};

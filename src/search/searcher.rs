@@ -5,7 +5,7 @@ use super::alphabeta::{score_root_moves, WorldLimit, WorldScores};
 use super::driver::{self, Mode, Unit};
 use super::root;
 use super::tree::Tree;
-use super::worlds::{Update, WorldSource};
+use super::worlds::{thread_pool, Update, WorldSource};
 use crate::belief::world_key;
 use crate::core::{Move, Role};
 use crate::engine::limits::{Limits, SearchClock};
@@ -18,6 +18,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The search's tunable choices (the mode comes from [`SearchConfig`]).
@@ -44,7 +45,7 @@ pub struct MurkSearcher {
     config: SearchConfig,
     params: SearchParams,
     worlds: WorldSource,
-    pool: rayon::ThreadPool,
+    pool: Arc<rayon::ThreadPool>,
     /// The last search's trees, for the subtrees the next search may start from.
     last: Option<LastSearch>,
     /// Iterations per second of the last timed search (sizes the next one's sample of worlds).
@@ -62,12 +63,9 @@ struct LastSearch {
 impl MurkSearcher {
     /// A searcher for one game.
     pub fn new(config: &SearchConfig, params: SearchParams) -> MurkSearcher {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(config.threads.max(1))
-            .build()
-            .expect("a thread pool can be built");
+        let pool = thread_pool(config.threads);
         // Half of `Hash` goes to the belief, half to the trees.
-        let worlds = WorldSource::new(config.hash_mib / 2, config.seed);
+        let worlds = WorldSource::new(config.hash_mib / 2, config.seed, Arc::clone(&pool));
         MurkSearcher { config: config.clone(), params, worlds, pool, last: None, speed: INITIAL_SPEED }
     }
 }
@@ -263,20 +261,15 @@ impl Searcher for MurkSearcher {
             mode: self.config.mode,
             risk: self.params.risk,
         };
-        let mut last_report = Duration::ZERO;
         let search_clock = clock.with_reserve(REPLY_RESERVE);
-        let total =
-            driver::run(&mut units, &worlds, &self.pool, &search_clock, stop, &self.config.eval, |nodes, units| {
-                if clock.elapsed() >= last_report + Duration::from_millis(500) {
-                    last_report = clock.elapsed();
-                    report(root.progress(nodes, units));
-                }
-            });
+        let total = driver::run(&mut units, &worlds, &self.pool, &search_clock, stop, &self.config.eval, |n, units| {
+            report(root.progress(n, units))
+        });
         let searched = clock.elapsed().saturating_sub(prepared);
         if budget_nodes.is_none() && searched >= Duration::from_millis(5) {
             self.speed = total as f64 / searched.as_secs_f64();
         }
-        let mut last = root.progress(total, &units);
+        let mut last = root.progress(total, &units.iter().collect::<Vec<_>>());
         last.string = Some(phases.describe(worlds.len(), reused, self.config.mode, searched));
         let best = last.pv.first().copied().or_else(|| legal.first().copied());
         report(last);
@@ -316,19 +309,27 @@ impl Phases {
 const ALPHABETA_MS_PER_WORLD: f64 = 12.0;
 /// Nodes each alpha-beta world should get at least under a node budget.
 const ALPHABETA_NODES_PER_WORLD: u64 = 20_000;
-/// Least and most worlds an alpha-beta search samples.
+/// Least and most worlds an alpha-beta search samples (the most grows with the threads).
 const ALPHABETA_WORLDS: (usize, usize) = (4, 16);
+/// Worlds per thread a timed alpha-beta search may draw at most, so that threads finishing
+/// early find another world to take.
+const ALPHABETA_WORLDS_PER_THREAD: usize = 2;
 
 /// How many worlds an alpha-beta search draws: enough that each gets its share of the time (on
-/// `threads` threads) or of the nodes.
+/// `threads` threads) or of the nodes. Under a node budget the count does not depend on
+/// `threads`, so `go nodes` searches the same worlds on any number of threads.
 fn alphabeta_world_count(clock: &SearchClock, threads: usize) -> usize {
     let budget = clock.budget();
-    let by_budget = match (budget.nodes, budget.soft.or(budget.hard)) {
-        (Some(n), _) => (n / ALPHABETA_NODES_PER_WORLD) as usize,
-        (None, Some(t)) => (t.as_secs_f64() * 1000.0 * threads as f64 / ALPHABETA_MS_PER_WORLD) as usize,
-        (None, None) => ALPHABETA_WORLDS.1,
+    let most = ALPHABETA_WORLDS.1;
+    let (wanted, most) = match (budget.nodes, budget.soft.or(budget.hard)) {
+        (Some(n), _) => ((n / ALPHABETA_NODES_PER_WORLD) as usize, most),
+        (None, Some(t)) => (
+            (t.as_secs_f64() * 1000.0 * threads as f64 / ALPHABETA_MS_PER_WORLD) as usize,
+            most.max(threads * ALPHABETA_WORLDS_PER_THREAD),
+        ),
+        (None, None) => (most, most),
     };
-    by_budget.clamp(ALPHABETA_WORLDS.0, ALPHABETA_WORLDS.1)
+    wanted.clamp(ALPHABETA_WORLDS.0, most)
 }
 
 impl MurkSearcher {
@@ -409,7 +410,7 @@ struct RootState<'a> {
 
 impl RootState<'_> {
     /// The current choice as an `info` report.
-    fn progress(&self, nodes: u64, units: &[Unit]) -> SearchInfo {
+    fn progress(&self, nodes: u64, units: &[&Unit]) -> SearchInfo {
         let trees: Vec<(&Tree, f64)> = match self.mode {
             Mode::Ismcts => units.iter().map(|u| (&u.tree, 1.0)).collect(),
             Mode::Pimc | Mode::AlphaBeta => units.iter().zip(self.worlds).map(|(u, w)| (&u.tree, w.1)).collect(),
@@ -433,5 +434,30 @@ impl RootState<'_> {
             pv,
             ..SearchInfo::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::limits::Budget;
+
+    fn count(budget: Budget, threads: usize) -> usize {
+        alphabeta_world_count(&SearchClock::start(budget), threads)
+    }
+
+    #[test]
+    fn alphabeta_worlds_follow_the_nodes_alone_and_the_time_with_the_threads() {
+        let nodes = Budget { nodes: Some(200_000), ..Budget::UNBOUNDED };
+        assert_eq!(count(nodes, 1), 10);
+        assert_eq!(count(nodes, 64), 10, "a node budget searches the same worlds on any thread count");
+        let timed = Budget { soft: Some(Duration::from_millis(200)), ..Budget::UNBOUNDED };
+        assert_eq!(count(timed, 1), 16);
+        assert_eq!(count(timed, 8), 16);
+        // Many threads get two worlds each to share out, when the time allows them.
+        assert_eq!(count(timed, 32), 64);
+        let short = Budget { soft: Some(Duration::from_millis(24)), ..Budget::UNBOUNDED };
+        assert_eq!(count(short, 1), ALPHABETA_WORLDS.0);
+        assert_eq!(count(short, 32), 64);
     }
 }

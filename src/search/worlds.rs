@@ -10,6 +10,7 @@ use crate::view::InfoState;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::HashMap;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What waiting for an update's thread gave.
@@ -40,12 +41,19 @@ pub const REGEN_MOVES_PER_MS: usize = 1_000;
 /// then takes about a quarter of the time on this project's machines.
 pub const CHILDREN_PER_MS: usize = 1_000;
 
+/// The pool a player's belief updates and searches run on: `threads` threads (at least one).
+pub fn thread_pool(threads: usize) -> Arc<rayon::ThreadPool> {
+    Arc::new(rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("a thread pool can be built"))
+}
+
 /// A belief over the hidden position, built at the first update of a game. An update runs on
 /// a thread of its own, so that one that overruns the move's time can be left to finish while
-/// the player answers without it.
+/// the player answers without it; its parallel work runs on the search's pool, so the `Threads`
+/// option bounds it as it bounds the search.
 pub struct WorldSource {
     hash_mib: usize,
     seed: u64,
+    pool: Arc<rayon::ThreadPool>,
     belief: Option<Belief>,
     /// An update still running after its move was answered: the belief comes back through it.
     pending: Option<Receiver<(Belief, Option<String>)>>,
@@ -62,9 +70,10 @@ pub enum Update {
 }
 
 impl WorldSource {
-    /// A source whose belief may use `hash_mib` MiB, its random choices derived from `seed`.
-    pub fn new(hash_mib: usize, seed: u64) -> WorldSource {
-        WorldSource { hash_mib: hash_mib.max(1), seed, belief: None, pending: None }
+    /// A source whose belief may use `hash_mib` MiB, its random choices derived from `seed`, its
+    /// updates run on `pool`.
+    pub fn new(hash_mib: usize, seed: u64, pool: Arc<rayon::ThreadPool>) -> WorldSource {
+        WorldSource { hash_mib: hash_mib.max(1), seed, pool, belief: None, pending: None }
     }
 
     /// The belief, once the first update has built it.
@@ -101,12 +110,16 @@ impl WorldSource {
         let info = info.clone();
         let belief = self.belief.take();
         let (tx, rx) = channel();
+        let pool = Arc::clone(&self.pool);
         let work = move || {
             // A new belief starts with these limits (its first update may already expand), a
             // running one takes them for this move.
-            let mut belief = belief.unwrap_or_else(|| Belief::new(&info, cfg.clone()));
-            belief.set_limits(&cfg);
-            let note = belief.update(&info).info_string();
+            let (belief, note) = pool.install(|| {
+                let mut belief = belief.unwrap_or_else(|| Belief::new(&info, cfg.clone()));
+                belief.set_limits(&cfg);
+                let note = belief.update(&info).info_string();
+                (belief, note)
+            });
             let _ = tx.send((belief, note));
         };
         if std::thread::Builder::new().name("murk-belief".into()).spawn(work).is_err() {
@@ -181,7 +194,7 @@ mod tests {
 
     /// The belief's limits after an update under `budget`.
     fn belief_limits_under(budget: Budget) -> BeliefConfig {
-        let mut source = WorldSource::new(32, 1);
+        let mut source = WorldSource::new(32, 1, thread_pool(1));
         let info = InfoState::new(Position::start(Variant::DarkChess), Color::White);
         source.update(&info, &budget);
         source.belief().expect("a belief after an update").config().clone()
@@ -189,7 +202,7 @@ mod tests {
 
     #[test]
     fn an_update_past_its_deadline_is_late_and_the_next_one_takes_it_over() {
-        let mut source = WorldSource::new(32, 1);
+        let mut source = WorldSource::new(32, 1, thread_pool(1));
         let info = InfoState::new(Position::start(Variant::DarkChess), Color::White);
         let budget = Budget { soft: Some(Duration::from_millis(100)), ..Budget::UNBOUNDED };
         let past = Instant::now() - Duration::from_millis(1);

@@ -13,7 +13,7 @@ use crate::engine::limits::{Budget, Limits, SearchClock, DEFAULT_MOVE_TIME_MS};
 use crate::engine::{EngineOptions, PlayerEntry, SearchConfig, SearchInfo, Searcher, Session, SimplePlayer};
 use crate::rules::Position;
 use crate::search::searcher::visible_king_capture;
-use crate::search::WorldSource;
+use crate::search::{thread_pool, WorldSource};
 use crate::view::InfoState;
 use anyhow::{Context, Result};
 use child::{ChildConfig, ChildEngine, ChildError, ChildLimit};
@@ -221,7 +221,7 @@ impl UciFogSearcher {
         let mut searcher = UciFogSearcher {
             variant: config.variant,
             params,
-            worlds: WorldSource::new(config.hash_mib, config.seed),
+            worlds: WorldSource::new(config.hash_mib, config.seed, thread_pool(config.threads)),
             slot,
             rng: Xoshiro256PlusPlus::seed_from_u64(config.seed),
             new_game: true,

@@ -12,6 +12,7 @@ use murk::engine::limits::clock_budget;
 use murk::engine::{EngineOptions, Limits, PlayerEntry, SearchClock, SearchInfo, Searcher, Session};
 use murk::rules::Position;
 use murk::view::{InfoState, View};
+use rand::seq::SliceRandom;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -432,4 +433,50 @@ fn a_failing_searcher_is_reported_and_a_legal_move_is_sent_anyway() {
     assert_eq!(best, "b1a3");
     let (rest, exit, _) = e.quit();
     assert!(rest.is_empty() && exit.success(), "{rest:?} {exit}");
+}
+
+/// Plays a Crazyhouse game of random moves on both sides against an engine started with `envs`
+/// (the engine's moves chosen by `go nodes 3000 searchmoves` between two), so that its belief
+/// grows past the size at which its update runs in parallel. Returns each `go`'s move and node
+/// count and the belief's largest size.
+fn forced_random_game(envs: &[(&str, &str)]) -> (Vec<String>, usize) {
+    let mut setup = setup(Variant::DarkCrazyhouse, None, Color::White, 3, "murk");
+    setup.options.push(("Threads", "1".to_string()));
+    let (mut engine, start, errors) = harness::open_game(Engine::start_with(&[], envs), &setup);
+    assert!(errors.is_empty(), "{errors:?}");
+    let mut game = murk::rules::Game::new(start);
+    let mut rng = crate::support::rng(4);
+    let (mut answers, mut largest) = (Vec::new(), 0);
+    while game.outcome().is_none() && game.moves().len() < 60 {
+        let board_moves: Vec<Move> = game.position().moves().iter().copied().filter(|m| !m.is_drop()).collect();
+        let Some(&mine) = board_moves.choose(&mut rng) else { break };
+        let mv = if game.position().turn() == Color::White {
+            let other = *board_moves.choose(&mut rng).expect("a move");
+            let v = setup.variant;
+            let (lines, best) = engine.go(&format!("nodes 3000 searchmoves {} {}", mine.to_uci(v), other.to_uci(v)));
+            let field =
+                |l: &String, name: &str| l.split_once(name).and_then(|(_, r)| r.split(' ').nth(1).map(str::to_string));
+            let nodes = lines.iter().rev().find_map(|l| field(l, " nodes"));
+            largest = lines.iter().filter_map(|l| field(l, "string worlds")?.parse().ok()).fold(largest, usize::max);
+            answers.push(format!("{best} nodes {nodes:?}"));
+            Move::parse(&best, v).expect("a move")
+        } else {
+            mine
+        };
+        let murk::rules::Played::Moved(report) = game.play(mv).expect("a legal move") else { panic!("no drops") };
+        let obs = murk::view::Observation::after_ply(game.position(), &report, Color::White);
+        engine.send(&format!("observe {}", obs.to_args()));
+    }
+    (answers, largest)
+}
+
+#[test]
+fn at_threads_1_the_belief_update_runs_on_the_search_pool_whatever_the_cores() {
+    // The belief's parallel work splits into one chunk per thread of the pool it runs on: on the
+    // search's pool that is `Threads`; on rayon's global pool it would be the machine's cores
+    // (here set by RAYON_NUM_THREADS), and the answers would differ between these two engines.
+    let (one, largest) = forced_random_game(&[("RAYON_NUM_THREADS", "1")]);
+    assert!(largest >= 4096, "the belief stayed small: {largest} worlds at most");
+    let (three, _) = forced_random_game(&[("RAYON_NUM_THREADS", "3")]);
+    assert_eq!(one, three);
 }

@@ -309,7 +309,7 @@ pub fn greedy_opponent(seed: u64) -> impl FnMut(&Game) -> Move {
 }
 
 /// Sets up the game on a started engine: handshake, options, position, side.
-fn open_game(mut engine: Engine, setup: &Setup) -> (Engine, Position, Vec<String>) {
+pub fn open_game(mut engine: Engine, setup: &Setup) -> (Engine, Position, Vec<String>) {
     engine.send("uci");
     engine.until(|l| l == "uciok");
     for (name, value) in &setup.options {
