@@ -8,8 +8,8 @@
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion};
 use murk::belief::{Belief, BeliefConfig};
 use murk::core::{Color, Variant};
-use murk::engine::SimplePlayer;
 use murk::rules::{Game, Played, Position};
+use murk::view::SimplePlayer;
 use murk::view::{InfoState, Observation};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;

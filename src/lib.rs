@@ -1,8 +1,12 @@
 //! Murk: an engine for fog-of-war chess. It plays Dark Crazyhouse, Dark Crossroads Chess and
 //! Dark Chess.
 //!
-//! The crate is layered: [`core`] is the shared vocabulary, [`rules`] plays the true game,
-//! [`view`] computes what each side sees.
+//! The crate is layered, each module using only those before it: [`core`] (squares, pieces,
+//! moves), [`rules`] (the true game, vision included), [`view`] (what each side sees and knows,
+//! the simple players), [`belief`] (what the hidden position may be), [`eval`] (leaf values and
+//! nets), [`search`] (the searcher interface and Murk's search), [`engine`] (a game's session and
+//! the player registry), [`protocol`] (the text front end). Beside them: [`runner`] (matches and
+//! tournaments, on rules and view only), [`serve`], [`uci_fog`], [`datagen`] and [`tools`].
 #![deny(missing_docs)]
 
 pub mod belief;
@@ -16,5 +20,6 @@ pub mod rules;
 pub mod runner;
 pub mod search;
 pub mod serve;
+pub mod tools;
 pub mod uci_fog;
 pub mod view;

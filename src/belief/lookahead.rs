@@ -334,8 +334,8 @@ impl Lookahead {
 mod tests {
     use super::*;
     use crate::core::Variant;
-    use crate::engine::SimplePlayer;
     use crate::rules::{Game, Played};
+    use crate::view::SimplePlayer;
     use crate::view::{InfoState, Observation};
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;

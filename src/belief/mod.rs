@@ -38,12 +38,11 @@
 
 mod approach;
 pub mod baseline;
-pub mod eval;
 mod expand;
 mod key_index;
 mod keys;
 mod lineage;
-mod lookahead;
+pub mod lookahead;
 mod marginals;
 mod model;
 mod regen;
@@ -83,65 +82,37 @@ pub enum Truncation {
 /// The belief's limits and choices; the protocol sets them from engine options.
 #[derive(Clone, Debug)]
 pub struct BeliefConfig {
-    /// Memory budget for the worlds, checkpoints and lineage, in MiB (the engine gives the belief
-    /// half of its `Hash` option: 160 of the default 320, which holds the default sizes).
+    /// Memory for the worlds, checkpoints and lineage, in MiB (the engine gives the belief half
+    /// of its `Hash` option).
     pub hash_mib: usize,
-    /// The sample size: each checkpoint keeps this many worlds, and a regeneration at most this
-    /// many per level. An opponent ply expands the heaviest four fifths of it first
-    /// (`FIRST_ROUND_SHARE`), and lighter worlds while `max_children` and `work_per_child` leave room.
+    /// The sample size: the worlds each checkpoint keeps, expanded heaviest first at an opponent
+    /// ply, and the most a regeneration makes per level.
     pub max_worlds: usize,
-    /// Most new children generated in one opponent update (the set holds at most this many until
-    /// the next opponent ply): each parent may add its share (in proportion to its weight) and
-    /// draws that many of its consistent children at random.
+    /// Most children one opponent update keeps; past it each parent draws a share of its
+    /// consistent children in proportion to its weight.
     pub max_children: usize,
-    /// How many children an opponent update may gather (cheaply, as a parent and a move) for
-    /// each child of `max_children` it keeps: the kept ones are the heaviest gathered, their
-    /// weight summed over every parent that reaches them (the same hidden moves in another
-    /// order). 1 (the default) keeps all it gathers; 2 held the truth at 0.9805 of the plies
-    /// against 0.9767 over 100 dark-chess r-r games, for update p99 72.6 ms against 57.8.
+    /// Children gathered (as a parent and a move) per child kept; the heaviest are kept, their
+    /// weights summed over the parents that reach them (1: keep all gathered).
     pub gathered_per_child: f64,
-    /// Most work an opponent update may spend, per child of `max_children`, in work units (about
-    /// a nanosecond of one of two threads each: a parent 200, a move 2, a view 30, a child kept
-    /// 50). Its heaviest parents are always expanded; lighter ones only while room and this
-    /// work are left (the slowest updates went on to 100,000 parents with one child each: over
-    /// 150 random games this cut the update p99 from 44.4 to 41.3 ms in dark-chess and from 45.6
-    /// to 39.4 in dark-crazyhouse, for 0.0014 and 0.0035 of truth_in_support).
+    /// Most work an opponent update may spend per child of `max_children`, in work units of
+    /// about a nanosecond; lighter parents are expanded only while work is left.
     pub work_per_child: u64,
-    /// Most wall-clock milliseconds an opponent update spends gathering children; the heaviest
-    /// parents come first, so a deadline leaves out the lightest. 0 (the default): no limit but
-    /// the work, which is deterministic (the same worlds on any machine) but whose time follows
-    /// the machine's speed. The engine sets a quarter of a move's time. A default deadline would
-    /// trade truth for time: 35 ms took the update p99 from 70.0 to 46.0 ms and
-    /// truth_in_support from 0.9620 to 0.9448 over 100 dark-crazyhouse r-r games (dark-chess:
-    /// 49.9 to 45.3 ms, 0.9767 to 0.9717).
+    /// Most milliseconds an opponent update spends gathering children, heaviest parents first
+    /// (0: no deadline, so the result is the same on any machine; the engine sets a quarter of the
+    /// move's time).
     pub expand_ms: u64,
-    /// The share of an opponent update's work (`work_per_child`, each child gathered counting
-    /// also what merging and building it costs) it spends at once: the parents it would go on
-    /// to past that, the lightest, are expanded at the start of the next update (the engine's
-    /// own move), against the same observation, and their children merged in with the weights
-    /// they would have had (1: all at once). 20 random games, interleaved, update p99 at 1 / 0.8
-    /// / 0.7 / 0.6: dark-crazyhouse 70.9 / 60.6 / 60.1 / 63.3 ms, truth_in_support 0.9284 /
-    /// 0.9324 / 0.9309 / 0.9245; dark-chess 60.1 / 57.3 / 47.7 / 51.9 ms, 0.9716 / 0.9689 /
-    /// 0.9697 / 0.9674 (a world left for one ply is a miss in that ply only).
+    /// The share of an opponent update's work it spends at once; the lightest parents past it
+    /// are expanded at the start of the next update, against the same observation.
     pub work_now_share: f64,
-    /// Most moves a regeneration may look at before it gives up (half of it for each try to get
-    /// back onto the history after a fallback, as much again for the rerouting tried last before
-    /// a fallback). Regenerations are rare (about one game in 50 of
-    /// random play) and the default lets one take a few seconds: of 8 games that fell back with
-    /// 20 million, 5 did not with 100 million; of the 8 that still fell back so, 6 did not with
-    /// 200 million and replays as wide as the children allow (dark-chess and dark-crazyhouse).
-    /// The engine scales it down to the time it has for a move.
+    /// Most moves a regeneration may look at before it gives up (the engine scales it to the
+    /// move's time).
     pub regen_budget: usize,
     /// A sampled set smaller than this is topped up: once while it stays narrow by a replay from
     /// the older checkpoints (within an eighth of `regen_budget`, if `narrow_replay`), and each
     /// time from a checkpoint.
     pub min_worlds: usize,
-    /// Give a narrow sample a replay from the older checkpoints (see `min_worlds`). 40
-    /// dark-crazyhouse and 60 dark-chess r-r games, without / with: truth_in_support 0.9362 /
-    /// 0.9395 and 0.9701 / 0.9764, update p99 47.3 / 47.6 and 43.4 / 42.6 ms, all updates' time
-    /// 54 / 66 and 54 / 67 s; and two dark-crazyhouse r-r games of 1,000 no longer fall back.
-    /// Over 1,000 games each replay's few hundred ms show in the tail: dark-crazyhouse r-r update
-    /// p99 51.7 -> 60.5 ms, and dark-chess r-r game 482 now falls back (see README).
+    /// Top up a narrow sample once by a look-ahead replay from the older checkpoints (see
+    /// `min_worlds`).
     pub narrow_replay: bool,
     /// Most moves a top-up may look at.
     pub rejuvenate_budget: usize,
@@ -154,10 +125,8 @@ pub struct BeliefConfig {
     pub model: OpponentModel,
     /// How a set too large is cut down.
     pub truncation: Truncation,
-    /// Most children per opponent ply when replaying the events since the last exact set to
-    /// get back to it (0: never try, the default: on dark-chess random-vs-random, 150 games,
-    /// resyncs succeeded in about 1 try of 14 and the failures made the slowest updates slower;
-    /// the same update time spent on more worlds held the truth more often).
+    /// Most children per opponent ply when replaying the events since the last exact set to be
+    /// exact again (0: never try).
     pub resync_budget: usize,
     /// Most events since the last exact set for which a resync is tried; within twice this many
     /// a regeneration replays from the last exact set first, and within this many a top-up

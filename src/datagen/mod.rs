@@ -13,13 +13,14 @@
 
 use crate::belief::world_key;
 use crate::core::{Color, Variant};
-use crate::engine::{EngineOptions, Limits, SearchConfig, Searcher};
+use crate::engine::EngineOptions;
 use crate::eval::features;
 use crate::eval::samples::{Sample, MAX_CP};
 use crate::eval::see::see;
 use crate::eval::{Evaluator, WIN};
 use crate::rules::{Game, Played, Position};
 use crate::search::alphabeta::{score_root_moves, WorldLimit};
+use crate::search::{Limits, SearchConfig, Searcher};
 use crate::search::{Mode, MurkSearcher, SearchParams};
 use crate::uci_fog::child::{ChildConfig, ChildEngine, ChildLimit};
 use crate::uci_fog::{fsf_variant, variants_file};

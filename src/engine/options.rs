@@ -3,11 +3,12 @@
 //! Names are matched without regard to case, as UCI asks; combo values too, and are stored in
 //! their canonical spelling.
 
-use super::searcher::{players, PlayerEntry, SearchConfig};
+use super::players::{players, PlayerEntry};
 use crate::core::{Color, Variant};
 use crate::eval::net::Net;
 use crate::eval::Evaluator;
 use crate::search::Mode;
+use crate::search::SearchConfig;
 use std::path::Path;
 use std::sync::Arc;
 

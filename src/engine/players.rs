@@ -1,76 +1,82 @@
-//! The simple built-in players that later work measures against: `random` and `greedy`.
+//! The registry behind the `Player` option (as lc0's search/register.h): each player's name and
+//! how to build its [`Searcher`] for a game.
+//!
+//! To add a player, add one [`PlayerEntry`] line to [`players`]; the first entry is the default.
+//! A front end with players of its own (`murk uci-fog`) hands its list to
+//! [`super::EngineOptions::with_players`].
 
-use crate::core::{role_value, Move, MoveKind, Role};
-use crate::view::InfoState;
-use crate::view::SquareView;
-use rand::seq::SliceRandom;
-use rand::Rng;
-use std::str::FromStr;
+use crate::core::Move;
+use crate::search::{Limits, SearchConfig, SearchInfo, Searcher};
+use crate::view::{InfoState, SimplePlayer};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
-/// A simple built-in way of choosing moves.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum SimplePlayer {
-    /// Uniform over its legal moves, drops included.
-    Random,
-    /// Captures a king it sees; else the most valuable piece it sees and can capture; else random.
-    Greedy,
+/// Builds a fresh searcher for a new game.
+pub type MakeSearcher = dyn Fn(&SearchConfig) -> Box<dyn Searcher> + Send + Sync;
+
+/// One value of the `Player` option and how to build its searcher. The builder may carry state
+/// shared by the searchers of successive games (e.g. `uci-fog`'s child engine).
+#[derive(Clone)]
+pub struct PlayerEntry {
+    /// The option value.
+    pub name: &'static str,
+    /// Builds a fresh searcher for a new game.
+    pub make: Arc<MakeSearcher>,
 }
 
-impl SimplePlayer {
-    /// The option / command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            SimplePlayer::Random => "random",
-            SimplePlayer::Greedy => "greedy",
-        }
-    }
-
-    /// Chooses a move for the player whose information is `info`, or `None` without legal moves.
-    pub fn choose(self, info: &InfoState, rng: &mut impl Rng) -> Option<Move> {
-        self.choose_from(info, &info.legal_moves(), rng)
-    }
-
-    /// Chooses among `moves` (a subset of the legal moves, e.g. UCI `searchmoves`) by the same rule.
-    pub fn choose_from(self, info: &InfoState, moves: &[Move], rng: &mut impl Rng) -> Option<Move> {
-        if self == SimplePlayer::Greedy {
-            let best_capture =
-                moves.iter().filter_map(|&m| capture_value(info, m).map(|v| (v, m))).max_by(|a, b| a.0.total_cmp(&b.0));
-            if let Some((_, m)) = best_capture {
-                let ties: Vec<Move> =
-                    moves.iter().copied().filter(|&o| capture_value(info, o) == capture_value(info, m)).collect();
-                return ties.choose(rng).copied();
-            }
-        }
-        moves.choose(rng).copied()
+impl PlayerEntry {
+    /// The player `name`, built by `make`.
+    pub fn new(
+        name: &'static str,
+        make: impl Fn(&SearchConfig) -> Box<dyn Searcher> + Send + Sync + 'static,
+    ) -> PlayerEntry {
+        PlayerEntry { name, make: Arc::new(make) }
     }
 }
 
-/// The value of the piece `m` captures, if the player sees one there.
-fn capture_value(info: &InfoState, m: Move) -> Option<f64> {
-    if m.kind == MoveKind::EnPassant {
-        return Some(role_value(Role::Pawn));
-    }
-    if m.is_drop() {
-        return None;
-    }
-    match info.view().square(m.to) {
-        SquareView::Piece(p, _) if p.color != info.side() => Some(role_value(p.role)),
-        _ => None,
+impl std::fmt::Debug for PlayerEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlayerEntry").field("name", &self.name).finish()
     }
 }
 
-/// A player name that is not one of the simple players.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown player '{0}'")]
-pub struct UnknownPlayer(pub String);
+/// The values of the `Player` option of the `murk` engine; the first is the default.
+pub fn players() -> Vec<PlayerEntry> {
+    vec![
+        PlayerEntry::new("murk", |c| Box::new(crate::search::MurkSearcher::new(c, Default::default()))),
+        PlayerEntry::new("greedy", |c| Box::new(SimpleSearcher::new(SimplePlayer::Greedy, c.seed))),
+        PlayerEntry::new("random", |c| Box::new(SimpleSearcher::new(SimplePlayer::Random, c.seed))),
+    ]
+}
 
-impl FromStr for SimplePlayer {
-    type Err = UnknownPlayer;
-    fn from_str(s: &str) -> Result<Self, UnknownPlayer> {
-        match s {
-            "random" => Ok(SimplePlayer::Random),
-            "greedy" => Ok(SimplePlayer::Greedy),
-            _ => Err(UnknownPlayer(s.to_string())),
+/// A built-in simple player with its own random stream, seeded once per game.
+#[derive(Clone, Debug)]
+pub struct SimpleSearcher {
+    player: SimplePlayer,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl SimpleSearcher {
+    /// The player with a random stream seeded from `seed`.
+    pub fn new(player: SimplePlayer, seed: u64) -> SimpleSearcher {
+        SimpleSearcher { player, rng: Xoshiro256PlusPlus::seed_from_u64(seed) }
+    }
+}
+
+impl Searcher for SimpleSearcher {
+    fn search(
+        &mut self,
+        info: &InfoState,
+        limits: &Limits,
+        _stop: &AtomicBool,
+        _report: &mut dyn FnMut(SearchInfo),
+    ) -> Option<Move> {
+        if limits.searchmoves.is_empty() {
+            self.player.choose(info, &mut self.rng)
+        } else {
+            self.player.choose_from(info, &limits.searchmoves, &mut self.rng)
         }
     }
 }

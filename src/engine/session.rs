@@ -5,11 +5,10 @@
 //! The protocol front end parses lines and calls these methods; every method either applies its
 //! command completely or returns an error and changes nothing.
 
-use super::limits::Limits;
 use super::options::{EngineOptions, OptionError, OptionName};
-use super::searcher::{SearchInfo, Searcher};
 use crate::core::{Color, Move, MoveKind, Role, Square, Variant};
 use crate::rules::{Castling, Position};
+use crate::search::{Limits, SearchInfo, Searcher};
 use crate::view::{InfoError, InfoState};
 use crate::view::{Observation, ObservationParseError};
 use std::sync::atomic::AtomicBool;

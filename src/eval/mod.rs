@@ -7,8 +7,8 @@
 
 use crate::core::attacks;
 use crate::core::{Bitboard, Color, Role, Square, Variant};
+use crate::rules::vision;
 use crate::rules::Position;
-use crate::view::vision;
 use net::{Base, Net};
 use std::sync::Arc;
 

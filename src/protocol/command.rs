@@ -2,7 +2,7 @@
 //! nothing (a blank line), or an error with a message for `info string error: ...`.
 
 use crate::core::Color;
-use crate::engine::Limits;
+use crate::search::Limits;
 
 /// A parsed input line.
 #[derive(Clone, PartialEq, Eq, Debug)]

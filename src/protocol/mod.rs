@@ -10,7 +10,8 @@
 pub mod command;
 
 use crate::core::{Move, Variant};
-use crate::engine::{SearchDone, SearchInfo, Session};
+use crate::engine::{SearchDone, Session};
+use crate::search::SearchInfo;
 use command::{Command, Go};
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read, Write};

@@ -3,8 +3,8 @@
 //! threefold repetition, the no-progress rule).
 
 use super::position::{PlyVerdict, Position};
+use super::vision;
 use crate::core::{Bitboard, Color, Move, MoveKind, Piece, Role, Square};
-use crate::view::vision;
 use std::fmt;
 
 /// Why a game ended under the rules.

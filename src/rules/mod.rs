@@ -8,6 +8,7 @@ mod legal;
 mod movegen;
 mod perft;
 mod position;
+mod vision;
 pub mod zobrist;
 
 pub use fen::FenError;
@@ -16,3 +17,5 @@ pub use hand::Hand;
 pub use movegen::{pawn_pushes, reach, MoveCounter, MoveList, MoveSink, MAX_MOVES};
 pub use perft::{divide, perft, Legality};
 pub use position::{Castling, PlyVerdict, Position};
+pub use vision::vision;
+pub(crate) use vision::vision_with_ep;

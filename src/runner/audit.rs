@@ -7,8 +7,9 @@
 use super::engine::Dir;
 use super::record::GameRecord;
 use crate::core::{Color, Move, Square, Variant};
+use crate::rules::vision;
 use crate::rules::{Game, Played, Position};
-use crate::view::{vision, Observation, SquareView};
+use crate::view::{Observation, SquareView};
 
 /// A line an engine should not have received.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

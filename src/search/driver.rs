@@ -6,9 +6,9 @@
 //! Units and their node quotas do not depend on the thread count, so `go nodes N` with a fixed
 //! seed gives the same result on any number of threads.
 
+use super::limits::SearchClock;
 use super::tree::{Tree, NODE_BYTES};
 use crate::belief::world_key;
-use crate::engine::limits::SearchClock;
 use crate::eval::Evaluator;
 use crate::rules::Position;
 use rand::distributions::{Distribution, WeightedIndex};
@@ -227,7 +227,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 mod tests {
     use super::*;
     use crate::core::Variant;
-    use crate::engine::limits::Budget;
+    use crate::search::Budget;
 
     fn worlds(n: usize) -> Vec<(Position, f64)> {
         (0..n).map(|_| (Position::start(Variant::DarkChess), 1.0)).collect()

@@ -3,8 +3,9 @@
 //! that also updates the belief, with a risk-aware root choice.
 
 pub mod alphabeta;
-pub mod bench;
 pub mod driver;
+pub mod limits;
+pub mod murk;
 pub mod priors;
 pub mod quiesce;
 pub mod root;
@@ -14,5 +15,7 @@ pub mod tree;
 pub mod worlds;
 
 pub use driver::Mode;
-pub use searcher::{MurkSearcher, SearchParams};
+pub use limits::{Budget, Limits, SearchClock};
+pub use murk::{MurkSearcher, SearchParams};
+pub use searcher::{SearchConfig, SearchInfo, Searcher};
 pub use worlds::{thread_pool, WorldSource};

@@ -3,8 +3,8 @@
 //!
 //! Murk's own search and `murk uci-fog` both draw their positions from here.
 
+use super::limits::Budget;
 use crate::belief::{world_key, Belief, BeliefConfig};
-use crate::engine::limits::Budget;
 use crate::rules::Position;
 use crate::view::InfoState;
 use rand_xoshiro::Xoshiro256PlusPlus;

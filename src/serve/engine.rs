@@ -21,9 +21,10 @@ use super::wire::{
     PROTOCOL_VERSION,
 };
 use crate::core::{Color, Move, MoveKind, Role, Variant};
-use crate::engine::limits::clock_budget;
-use crate::engine::{EngineOptions, Limits, SearchInfo, Searcher};
+use crate::engine::EngineOptions;
 use crate::rules::{Castling, Position};
+use crate::search::limits::clock_budget;
+use crate::search::{Limits, SearchInfo, Searcher};
 use crate::view::{InfoState, Observation, SquareView};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;

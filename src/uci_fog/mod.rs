@@ -9,12 +9,14 @@
 pub mod child;
 
 use crate::core::{Move, Variant};
-use crate::engine::limits::{Budget, Limits, SearchClock, DEFAULT_MOVE_TIME_MS};
-use crate::engine::{EngineOptions, PlayerEntry, SearchConfig, SearchInfo, Searcher, Session, SimplePlayer};
+use crate::engine::{EngineOptions, PlayerEntry, Session};
 use crate::rules::Position;
-use crate::search::searcher::visible_king_capture;
+use crate::search::limits::{Budget, Limits, SearchClock, DEFAULT_MOVE_TIME_MS};
+use crate::search::murk::visible_king_capture;
 use crate::search::{thread_pool, WorldSource};
+use crate::search::{SearchConfig, SearchInfo, Searcher};
 use crate::view::InfoState;
+use crate::view::SimplePlayer;
 use anyhow::{Context, Result};
 use child::{ChildConfig, ChildEngine, ChildError, ChildLimit};
 use rand::SeedableRng;

@@ -12,15 +12,16 @@
 mod info;
 mod observation;
 mod own_moves;
+mod players;
 mod text;
 
 pub use info::{Event, InfoError, InfoState};
 pub use observation::{Observation, ObservationParseError};
+pub use players::{SimplePlayer, UnknownPlayer};
 pub use text::{grid_diagram, ViewParseError};
 
-use crate::core::attacks;
 use crate::core::{Bitboard, Color, Piece, Role, Square, Variant};
-use crate::rules::{reach, Hand, Position};
+use crate::rules::{vision_with_ep, Hand, Position};
 
 /// What a side knows about one square.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -47,47 +48,6 @@ pub struct View {
     promoted: Bitboard,
     hand: Hand,
     ep: Option<Square>,
-}
-
-/// The squares `side` sees in full and the squares it sees only as silhouettes (disjoint sets).
-pub fn vision(pos: &Position, side: Color) -> (Bitboard, Bitboard) {
-    let (seen, silhouettes, _) = vision_with_ep(pos, side);
-    (seen, silhouettes)
-}
-
-/// [`vision`], plus the en-passant square `side` may capture on now.
-fn vision_with_ep(pos: &Position, side: Color) -> (Bitboard, Bitboard, Option<Square>) {
-    let board = pos.variant().board_mask();
-    let own = pos.by_color(side);
-    let enemies = pos.by_color(side.opponent());
-    let occ = own | enemies;
-    let mut seen = own;
-    let mut silhouettes = Bitboard::EMPTY;
-    for role in [Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King, Role::Soldier] {
-        for sq in pos.pieces(side, role) {
-            seen |= reach(role, side, sq, occ, enemies, board);
-        }
-    }
-    for sq in pos.pieces(side, Role::Pawn) {
-        seen |= reach(Role::Pawn, side, sq, occ, enemies, board);
-    }
-    let ep = pos.ep_square().filter(|_| pos.turn() == side);
-    if let Some(ep) = ep {
-        debug_assert!((attacks::pawn_attacks(side.opponent(), ep) & pos.pieces(side, Role::Pawn)).any());
-        seen |= Bitboard::from_square(ep);
-        seen |= Bitboard::from_square(Square::from_coords(ep.file(), (ep.rank() as i8 - side.forward()) as u8));
-    }
-    for sq in pos.pieces(side, Role::Cannon) {
-        let c = attacks::cannon(sq, occ);
-        seen |= (c.quiet & board) | (c.beyond & enemies);
-        silhouettes |= c.screens;
-    }
-    for sq in pos.pieces(side, Role::Horse) {
-        let (leaps, blocked_legs) = attacks::horse(sq, occ, board);
-        seen |= leaps;
-        silhouettes |= blocked_legs;
-    }
-    (seen, silhouettes & !seen, ep)
 }
 
 impl View {

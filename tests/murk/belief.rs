@@ -4,11 +4,11 @@
 //! small belief-eval run meets the bars.
 
 use crate::support::{random_game, Step};
-use murk::belief::eval::{self, BeliefEvalArgs};
 use murk::belief::{same_world, Belief, BeliefConfig, Content, OpponentModel, UpdateReport};
 use murk::core::{Color, Move, Piece, Role, Square, Variant};
-use murk::engine::SimplePlayer;
 use murk::rules::{Game, Played, PlyReport, Position};
+use murk::tools::belief_eval::{self as eval, BeliefEvalArgs};
+use murk::view::SimplePlayer;
 use murk::view::{Event, InfoState, Observation, View};
 use std::collections::HashMap;
 

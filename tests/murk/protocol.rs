@@ -8,9 +8,10 @@ mod leak;
 
 pub use harness::{engine_io, greedy_opponent, play, play_on, Engine, Record, Setup};
 use murk::core::{Color, Move, Variant};
-use murk::engine::limits::clock_budget;
-use murk::engine::{EngineOptions, Limits, PlayerEntry, SearchClock, SearchInfo, Searcher, Session};
+use murk::engine::{EngineOptions, PlayerEntry, Session};
 use murk::rules::Position;
+use murk::search::limits::clock_budget;
+use murk::search::{Limits, SearchClock, SearchInfo, Searcher};
 use murk::view::{InfoState, View};
 use rand::seq::SliceRandom;
 use std::sync::atomic::AtomicBool;

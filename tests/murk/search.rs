@@ -3,9 +3,10 @@
 //! both ways of sharing knowledge across worlds, and determinism across thread counts.
 
 use murk::core::{Color, Move, Role, Variant};
-use murk::engine::{EngineOptions, Limits, SearchConfig, SearchInfo, Searcher};
+use murk::engine::EngineOptions;
 use murk::eval::Evaluator;
 use murk::rules::Position;
+use murk::search::{Limits, SearchConfig, SearchInfo, Searcher};
 use murk::search::{Mode, MurkSearcher, SearchParams};
 use murk::view::InfoState;
 use std::sync::atomic::AtomicBool;

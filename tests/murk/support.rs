@@ -63,7 +63,7 @@ pub fn random_game(variant: Variant, seed: u64, max_plies: usize, mut on_step: i
 fn bouncing_drop(game: &Game, rng: &mut impl Rng) -> Option<Move> {
     let pos = game.position();
     let role = pos.hand(pos.turn()).roles().find(|&r| r != murk::core::Role::Pawn)?;
-    let (seen, sil) = murk::view::vision(pos, pos.turn());
+    let (seen, sil) = murk::rules::vision(pos, pos.turn());
     let hidden: Vec<_> = (pos.occupied() & !seen & !sil & !game.bounced_this_turn()).collect();
     hidden.choose(rng).map(|&sq| Move::drop(role, sq))
 }

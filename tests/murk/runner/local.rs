@@ -3,7 +3,6 @@
 //! over many random games played through the real referee code.
 
 use murk::core::{Color, Square, Variant};
-use murk::engine::SimplePlayer;
 use murk::rules::Position;
 use murk::runner::record::Termination;
 use murk::runner::{
@@ -11,6 +10,7 @@ use murk::runner::{
 };
 use murk::view::InfoState;
 use murk::view::Observation;
+use murk::view::SimplePlayer;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::VecDeque;

@@ -8,8 +8,8 @@
 //! server's decoder.
 
 use murk::core::{Bitboard, Color, Move, MoveKind, Role, Square, Variant};
+use murk::rules::vision;
 use murk::rules::{Castling, EndReason, Game, Outcome, Played, Position};
-use murk::view::vision;
 use serde_json::{json, Map, Value};
 
 /// The engine's seat in one game.

@@ -10,12 +10,12 @@
 //! time of every [`Belief::update`] call; and `rule_misses`, the times the truth was missing where
 //! the rules say it cannot be (an exact set, or the look-ahead bound's verdict on later views).
 
-use super::baseline::Baseline;
-use super::lookahead::Lookahead;
-use super::{same_world, Belief, BeliefConfig, OpponentModel, Truncation};
+use crate::belief::baseline::Baseline;
+use crate::belief::lookahead::Lookahead;
+use crate::belief::{same_world, Belief, BeliefConfig, OpponentModel, Truncation};
 use crate::core::{Color, Variant};
-use crate::engine::SimplePlayer;
 use crate::rules::{Game, Played, Position};
+use crate::view::SimplePlayer;
 use crate::view::{InfoState, Observation};
 use anyhow::{anyhow, Context, Result};
 use rand::SeedableRng;

@@ -2,14 +2,11 @@
 //! on one thread. The node total is a signature that changes only when search or evaluation
 //! changes; nodes per second measure speed.
 
-use super::searcher::{MurkSearcher, SearchParams};
-use super::Mode;
 use crate::core::{Move, Variant};
-use crate::engine::limits::Limits;
-use crate::engine::searcher::{SearchConfig, Searcher};
 use crate::engine::EngineOptions;
 use crate::rules::Position;
 use crate::rules::{Game, Played};
+use crate::search::{Limits, Mode, MurkSearcher, SearchConfig, SearchParams, Searcher};
 use crate::view::{InfoState, Observation};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
