@@ -350,11 +350,17 @@ impl MurkSearcher {
         let end = budget.soft.or(budget.hard).map(|t| search_clock.started() + t);
         let per_world_nodes = budget.nodes.map(|n| (n / worlds.len() as u64).max(1));
         let threads = self.pool.current_num_threads();
-        let left = AtomicUsize::new(worlds.len());
-        let results: Vec<WorldScores> = self.pool.install(|| {
-            worlds
+        // A timed search with fewer worlds than threads splits each world's root moves among
+        // threads, so that none waits; under a node budget the work does not depend on threads.
+        let parts = if budget.nodes.is_none() { threads.div_ceil(worlds.len()).min(legal.len()).max(1) } else { 1 };
+        let items: Vec<(usize, Vec<usize>)> = (0..worlds.len())
+            .flat_map(|w| (0..parts).map(move |p| (w, (p..legal.len()).step_by(parts).collect())))
+            .collect();
+        let left = AtomicUsize::new(items.len());
+        let found: Vec<WorldScores> = self.pool.install(|| {
+            items
                 .par_iter()
-                .map(|(world, _)| {
+                .map(|(w, moves)| {
                     let remaining = left.fetch_sub(1, Ordering::Relaxed).max(1);
                     let deadline = end.map(|end| {
                         let now = Instant::now();
@@ -363,10 +369,12 @@ impl MurkSearcher {
                         now + share
                     });
                     let limit = WorldLimit { nodes: per_world_nodes, deadline, max_depth: ALPHABETA_MAX_DEPTH };
-                    score_root_moves(world, legal, limit, stop, &self.config.eval)
+                    let mine: Vec<Move> = moves.iter().map(|&i| legal[i]).collect();
+                    score_root_moves(&worlds[*w].0, &mine, limit, stop, &self.config.eval)
                 })
                 .collect()
         });
+        let results = merge_parts(legal.len(), worlds.len(), &items, found);
         let weighted: Vec<(&WorldScores, f64)> = results.iter().zip(worlds).map(|(r, w)| (r, w.1)).collect();
         let candidates = root::candidates_from_scores(legal, danger, &weighted, self.params.risk);
         let best = root::choose(&candidates);
@@ -392,6 +400,39 @@ impl MurkSearcher {
         });
         best.map(|b| b.mv).or_else(|| legal.first().copied())
     }
+}
+
+/// Each world's scores from the searches of its parts (`items`: a world and the indices of the
+/// root moves searched there, in order, with their scores in `found`): every move's score, the
+/// nodes summed, the shallowest part's depth, and the line of the part whose best move scored
+/// highest.
+fn merge_parts(
+    moves: usize,
+    worlds: usize,
+    items: &[(usize, Vec<usize>)],
+    found: Vec<WorldScores>,
+) -> Vec<WorldScores> {
+    let mut merged: Vec<Option<WorldScores>> = vec![None; worlds];
+    let mut best: Vec<f32> = vec![f32::NEG_INFINITY; worlds];
+    for ((w, indices), part) in items.iter().zip(found) {
+        let top = part.scores.iter().flatten().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+        let world = merged[*w].get_or_insert_with(|| WorldScores {
+            scores: vec![None; moves],
+            depth: part.depth,
+            nodes: 0,
+            pv: Vec::new(),
+        });
+        for (&i, &score) in indices.iter().zip(&part.scores) {
+            world.scores[i] = score;
+        }
+        world.nodes += part.nodes;
+        world.depth = world.depth.min(part.depth);
+        if top > best[*w] || world.pv.is_empty() {
+            best[*w] = top;
+            world.pv = part.pv;
+        }
+    }
+    merged.into_iter().map(|w| w.expect("every world has a part")).collect()
 }
 
 /// Deepest alpha-beta iteration (a bound for searches without a time or node limit).
@@ -458,5 +499,24 @@ mod tests {
         let short = Budget { soft: Some(Duration::from_millis(24)), ..Budget::UNBOUNDED };
         assert_eq!(count(short, 1), ALPHABETA_WORLDS.0);
         assert_eq!(count(short, 32), 64);
+    }
+
+    #[test]
+    fn the_parts_of_a_world_merge_into_one_score_per_root_move() {
+        let m = |uci: &str| Move::parse(uci, crate::core::Variant::DarkChess).unwrap();
+        let part = |scores: Vec<Option<f32>>, depth, nodes, pv: Vec<Move>| WorldScores { scores, depth, nodes, pv };
+        // Two worlds; the first split into two parts (moves 0, 2 and 1, 3), the second whole.
+        let items = vec![(0, vec![0, 2]), (0, vec![1, 3]), (1, vec![0, 1, 2, 3])];
+        let found = vec![
+            part(vec![Some(0.1), Some(0.5)], 5, 100, vec![m("e2e4"), m("e7e5")]),
+            part(vec![Some(0.7), None], 4, 50, vec![m("d2d4")]),
+            part(vec![Some(0.0), Some(0.2), Some(0.3), Some(0.4)], 6, 10, vec![m("a2a3")]),
+        ];
+        let merged = merge_parts(4, 2, &items, found);
+        assert_eq!(merged[0].scores, vec![Some(0.1), Some(0.7), Some(0.5), None]);
+        assert_eq!((merged[0].nodes, merged[0].depth), (150, 4));
+        assert_eq!(merged[0].pv, vec![m("d2d4")], "the line of the part with the best move");
+        assert_eq!(merged[1].scores, vec![Some(0.0), Some(0.2), Some(0.3), Some(0.4)]);
+        assert_eq!((merged[1].nodes, merged[1].depth), (10, 6));
     }
 }

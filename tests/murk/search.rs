@@ -207,6 +207,34 @@ fn a_hanging_queen_is_not_left_hanging() {
     assert!(!pos.is_attacked(queen, Color::Black), "{m} leaves the queen en prise");
 }
 
+#[test]
+fn a_timed_search_of_one_world_on_two_threads_still_finds_the_best_move() {
+    // A position the engine knows in full is one world: two threads split its root moves, and
+    // the merged scores must still take the free rook, and leave the defended pawn.
+    for (fen, taken) in [("4k3/8/8/3r4/8/8/3Q4/4K3 w - - 0 1", true), ("4k3/8/2p5/3p4/8/8/3Q4/4K3 w - - 0 1", false)] {
+        let variant = Variant::DarkChess;
+        let pos = Position::from_fen(variant, fen).unwrap();
+        let info = InfoState::new(pos, Color::White);
+        let config = SearchConfig {
+            variant,
+            side: Color::White,
+            seed: 7,
+            threads: 2,
+            hash_mib: 64,
+            mode: Mode::AlphaBeta,
+            eval: engine_eval(variant),
+        };
+        let mut searcher = MurkSearcher::new(&config, SearchParams::default());
+        let limits = Limits { movetime: Some(150), overhead_ms: 0, ..Limits::default() };
+        let mut last = String::new();
+        let mv = searcher
+            .search(&info, &limits, &AtomicBool::new(false), &mut |r| last = r.string.unwrap_or_default())
+            .expect("a move");
+        assert!(last.contains("sampled 1 "), "{last}");
+        assert_eq!(mv.to_uci(variant) == "d2d5", taken, "{fen}: {}", mv.to_uci(variant));
+    }
+}
+
 /// The engine's information state after the true game from `fen` went through `moves` (the
 /// engine plays `side` and sends its own moves; it observes every ply as the rules report it),
 /// and the true position then.
