@@ -1,6 +1,7 @@
 //! `murk bench`: a fixed set of positions per variant searched with a fixed seed and node count
 //! on one thread. The node total is a signature that changes only when search or evaluation
-//! changes; nodes per second measure speed.
+//! changes; nodes per second measure speed. With `--movetime` each position is searched for a
+//! fixed time instead, as in a game, for the nodes per second at each thread count.
 
 use crate::core::{Move, Variant};
 use crate::engine::EngineOptions;
@@ -22,7 +23,11 @@ pub struct BenchArgs {
     /// visited for `alphabeta` (default 400000).
     #[arg(long)]
     pub nodes: Option<u64>,
-    /// Threads (the node count does not depend on it).
+    /// Search each position for this many milliseconds instead of a node count, as a game's
+    /// `go movetime` does (the node total then varies from run to run: for thread scaling).
+    #[arg(long, conflicts_with = "nodes")]
+    pub movetime: Option<u64>,
+    /// Threads (under a node count, the count does not depend on it).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
     /// The search: `alphabeta` (the engine's default), `pimc` or `ismcts`.
@@ -98,7 +103,10 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> anyhow::Result<()> {
         let (hash_mib, eval) = (options.hash_mib, options.evaluator());
         let config = SearchConfig { variant, side, seed: 1, threads: args.threads, hash_mib, mode: args.mode, eval };
         let mut searcher = MurkSearcher::new(&config, SearchParams::default());
-        let limits = Limits { nodes: Some(args.nodes.unwrap_or(default_nodes(args.mode))), ..Limits::default() };
+        let limits = match args.movetime {
+            Some(ms) => Limits { movetime: Some(ms), overhead_ms: 0, ..Limits::default() },
+            None => Limits { nodes: Some(args.nodes.unwrap_or(default_nodes(args.mode))), ..Limits::default() },
+        };
         let mut nodes = 0;
         let best = searcher.search(&info, &limits, &AtomicBool::new(false), &mut |r| nodes = r.nodes.unwrap_or(nodes));
         total += nodes;

@@ -363,3 +363,34 @@ fn a_king_race_inferred_from_a_capture_is_stopped() {
         assert!(race_stopped(m), "{mode:?}: {} lets the king reach rank 1 (stoppers {stoppers:?})", m.to_uci(variant));
     }
 }
+
+/// `murk bench` with these arguments: its output, which must end with the two summary lines.
+fn bench(args: &[&str]) -> String {
+    let out =
+        std::process::Command::new(env!("CARGO_BIN_EXE_murk")).arg("bench").args(args).output().expect("run murk");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[lines.len() - 2].starts_with("Nodes searched: ") && lines[lines.len() - 1].starts_with("Nodes/second: ")
+    );
+    assert_eq!(lines.iter().filter(|l| l.starts_with("position ")).count(), 6, "{text}");
+    text
+}
+
+#[test]
+fn bench_signature_is_the_same_on_two_threads_and_a_timed_bench_runs_for_its_time() {
+    let signature = |text: &str| text.lines().filter(|l| !l.starts_with("Nodes/second")).collect::<Vec<_>>().join("\n");
+    let one = bench(&["--nodes", "30000", "--threads", "1"]);
+    let two = bench(&["--nodes", "30000", "--threads", "2"]);
+    assert_eq!(signature(&one), signature(&two));
+    let started = std::time::Instant::now();
+    bench(&["--movetime", "50", "--threads", "2"]);
+    // Six positions of 50 ms each, and the set-up of each.
+    assert!(started.elapsed() >= std::time::Duration::from_millis(300), "{:?}", started.elapsed());
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_murk"))
+        .args(["bench", "--nodes", "10", "--movetime", "10"])
+        .output()
+        .expect("run murk");
+    assert!(!refused.status.success(), "--nodes and --movetime together are refused");
+}
