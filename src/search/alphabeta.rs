@@ -47,6 +47,11 @@ const NULL_WINDOW: f32 = 0.01;
 const MAX_PLY: usize = 64;
 /// Nodes between two looks at the clock.
 const CLOCK_INTERVAL: u64 = 512;
+/// Ordering values: the table's move first, then captures and promotions, then the killers, then
+/// the history counts below them.
+const TT_ORDER: f32 = 1e9;
+const TACTICAL_ORDER: f32 = 1e6;
+const KILLER_ORDER: f32 = 5e5;
 /// Entries of a world's transposition table (a power of two).
 const TT_ENTRIES: usize = 1 << 15;
 
@@ -245,23 +250,7 @@ impl Search<'_> {
             return no_moves_value(pos, ply);
         }
         let threatened = pos.is_attacked(our_king, them);
-        let mut ordered: Vec<(f32, Move, bool)> = moves
-            .iter()
-            .map(|&m| {
-                let tactical = tactical_order(pos, m);
-                let order = if Some(m) == tt_move {
-                    1e9
-                } else if let Some(t) = tactical {
-                    1e6 + t
-                } else if self.killers[ply].contains(&Some(m)) {
-                    5e5
-                } else {
-                    self.history[history_index(m)] as f32
-                };
-                (order, m, tactical.is_some())
-            })
-            .collect();
-        ordered.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let ordered = self.order_moves(pos, &moves, tt_move, ply);
         let original_alpha = alpha;
         let mut best = f32::NEG_INFINITY;
         let mut best_move = None;
@@ -274,21 +263,10 @@ impl Search<'_> {
                 PlyVerdict::KingCaptured => WIN - ply as f32,
                 PlyVerdict::TryCompleted => -WIN + ply as f32,
                 PlyVerdict::TryArmed | PlyVerdict::Neither => {
-                    let quiet = !tactical && order < 5e5 && !threatened;
+                    let quiet = !tactical && order < KILLER_ORDER && !threatened;
                     let reduction =
                         if quiet && depth >= 3 && index >= 3 { 1 + i32::from(index >= 10 && depth >= 5) } else { 0 };
-                    if index == 0 {
-                        -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
-                    } else {
-                        let mut v = -self.negamax(&child, depth - 1 - reduction, -alpha - NULL_WINDOW, -alpha, ply + 1);
-                        if v > alpha && reduction > 0 {
-                            v = -self.negamax(&child, depth - 1, -alpha - NULL_WINDOW, -alpha, ply + 1);
-                        }
-                        if v > alpha && v < beta {
-                            v = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
-                        }
-                        v
-                    }
+                    self.search_child(&child, depth, reduction, index == 0, (alpha, beta), ply)
                 }
             };
             if self.aborted {
@@ -325,6 +303,55 @@ impl Search<'_> {
         self.table[slot] =
             Some(Entry { key, best: best_move, score: to_table(best, ply), depth: depth.min(127) as i8, bound });
         best
+    }
+
+    /// `moves` in the order they are searched: the table's move, captures and promotions (most
+    /// valuable victim first), the killers, then by history; each with its ordering value and
+    /// whether it is tactical.
+    fn order_moves(&self, pos: &Position, moves: &[Move], tt_move: Option<Move>, ply: usize) -> Vec<(f32, Move, bool)> {
+        let mut ordered: Vec<(f32, Move, bool)> = moves
+            .iter()
+            .map(|&m| {
+                let tactical = tactical_order(pos, m);
+                let order = if Some(m) == tt_move {
+                    TT_ORDER
+                } else if let Some(t) = tactical {
+                    TACTICAL_ORDER + t
+                } else if self.killers[ply].contains(&Some(m)) {
+                    KILLER_ORDER
+                } else {
+                    self.history[history_index(m)] as f32
+                };
+                (order, m, tactical.is_some())
+            })
+            .collect();
+        ordered.sort_by(|a, b| b.0.total_cmp(&a.0));
+        ordered
+    }
+
+    /// The value of `child` for the side that moved into it: a full window for the first move,
+    /// else a null window (at `reduction` plies less, searched again at full depth if it beats
+    /// alpha), and a full window again when it lands inside (principal variation search).
+    fn search_child(
+        &mut self,
+        child: &Position,
+        depth: i32,
+        reduction: i32,
+        first: bool,
+        (alpha, beta): (f32, f32),
+        ply: usize,
+    ) -> f32 {
+        if first {
+            return -self.negamax(child, depth - 1, -beta, -alpha, ply + 1);
+        }
+        let mut v = -self.negamax(child, depth - 1 - reduction, -alpha - NULL_WINDOW, -alpha, ply + 1);
+        if v > alpha && reduction > 0 {
+            v = -self.negamax(child, depth - 1, -alpha - NULL_WINDOW, -alpha, ply + 1);
+        }
+        if v > alpha && v < beta {
+            v = -self.negamax(child, depth - 1, -beta, -alpha, ply + 1);
+        }
+        v
     }
 
     /// True if `pos` already stood on the current line with the same side to move since the

@@ -239,6 +239,24 @@ impl Searcher for MurkSearcher {
             self.last = None;
             return self.search_alphabeta(&legal, &danger, &worlds, &clock, stop, phases, report);
         }
+        self.search_trees(&legal, &danger, worlds, &clock, stop, (seed, phases), report)
+    }
+}
+
+impl MurkSearcher {
+    /// Runs the tree searches (PIMC or ISMCTS) on `worlds`, starting from the last search's
+    /// subtrees where they fit, reports the result and keeps the trees for the next search.
+    #[allow(clippy::too_many_arguments)]
+    fn search_trees(
+        &mut self,
+        legal: &[Move],
+        danger: &[root::Danger],
+        worlds: Vec<(Position, f64)>,
+        clock: &SearchClock,
+        stop: &AtomicBool,
+        (seed, phases): (u64, Phases),
+        report: &mut dyn FnMut(SearchInfo),
+    ) -> Option<Move> {
         let memory = (self.config.hash_mib.max(2) / 2) << 20;
         let budget_nodes = clock.budget().nodes;
         let wanted: HashSet<u64> = worlds.iter().map(|w| world_key(&w.0)).collect();
@@ -248,18 +266,11 @@ impl Searcher for MurkSearcher {
             driver::units(self.config.mode, &worlds, self.params.trees, memory, budget_nodes, seed, &mut reuse);
         let reused = reusable - reuse.len();
         let prepared = clock.elapsed();
-        let bias: Vec<(Move, f32)> = legal.iter().zip(&danger).map(|(&m, d)| (m, root::prior_factor(d))).collect();
+        let bias: Vec<(Move, f32)> = legal.iter().zip(danger).map(|(&m, d)| (m, root::prior_factor(d))).collect();
         for unit in &mut units {
             unit.tree.bias_root(&bias);
         }
-        let root = RootState {
-            clock: &clock,
-            legal: &legal,
-            danger: &danger,
-            worlds: &worlds,
-            mode: self.config.mode,
-            risk: self.params.risk,
-        };
+        let root = RootState { clock, legal, danger, worlds: &worlds, mode: self.config.mode, risk: self.params.risk };
         let search_clock = clock.with_reserve(REPLY_RESERVE);
         let total = driver::run(&mut units, &worlds, &self.pool, &search_clock, stop, &self.config.eval, |n, units| {
             report(root.progress(n, units))
