@@ -426,31 +426,13 @@ impl Engine {
         let ours: Vec<Move> = state.info.legal_moves().to_vec();
         // Each of our moves in the form the request offers it (castling also as `e1g1`).
         let offered = |m: Move| request.legal_moves.iter().find(|o| move_from_wire(variant, side, &[m], o).is_some());
-        let missing: Vec<String> = ours
-            .iter()
-            .filter(|&&m| offered(m).is_none())
-            .map(|&m| describe(&move_to_wire(variant, side, m)))
-            .collect();
-        let extra: Vec<String> = request
-            .legal_moves
-            .iter()
-            .filter(|o| move_from_wire(variant, side, &ours, o).is_none())
-            .map(describe)
-            .collect();
-        let searchmoves: Vec<Move> = if missing.is_empty() && extra.is_empty() {
-            Vec::new()
-        } else {
-            let common: Vec<Move> = ours.iter().copied().filter(|&m| offered(m).is_some()).collect();
-            let message = format!(
-                "legalMoves disagrees with the transcript: offered but not legal from our view: [{}]; legal but not offered: [{}]",
-                list(&extra),
-                list(&missing)
-            );
-            if common.is_empty() {
-                return Work::Degraded("legal_moves_mismatch", message, diag);
+        let searchmoves = match common_moves(request, variant, side, &ours) {
+            Ok((moves, None)) => moves,
+            Ok((moves, Some(message))) => {
+                diag.insert("error".into(), json!({ "code": "legal_moves_mismatch", "message": message }));
+                moves
             }
-            diag.insert("error".into(), json!({ "code": "legal_moves_mismatch", "message": message }));
-            common
+            Err(message) => return Work::Degraded("legal_moves_mismatch", message, diag),
         };
         let limits = plan.limits(side, self.config.move_overhead_ms, self.config.nodes, searchmoves);
         let mut searcher = match state.searcher.take() {
@@ -751,4 +733,34 @@ fn mix(x: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// The moves the search may choose among, when the request's `legalMoves` and `ours` (the legal
+/// moves from our view) disagree: those both hold, with a message naming the difference (none
+/// and no message when they agree: all of ours); an error with the message when they hold none
+/// in common.
+fn common_moves(
+    request: &TurnRequest,
+    variant: Variant,
+    side: Color,
+    ours: &[Move],
+) -> Result<(Vec<Move>, Option<String>), String> {
+    let offered = |m: Move| request.legal_moves.iter().any(|o| move_from_wire(variant, side, &[m], o).is_some());
+    let missing: Vec<String> =
+        ours.iter().filter(|&&m| !offered(m)).map(|&m| describe(&move_to_wire(variant, side, m))).collect();
+    let extra: Vec<String> =
+        request.legal_moves.iter().filter(|o| move_from_wire(variant, side, ours, o).is_none()).map(describe).collect();
+    if missing.is_empty() && extra.is_empty() {
+        return Ok((Vec::new(), None));
+    }
+    let message = format!(
+        "legalMoves disagrees with the transcript: offered but not legal from our view: [{}]; legal but not offered: [{}]",
+        list(&extra),
+        list(&missing)
+    );
+    let common: Vec<Move> = ours.iter().copied().filter(|&m| offered(m)).collect();
+    if common.is_empty() {
+        return Err(message);
+    }
+    Ok((common, Some(message)))
 }
