@@ -31,7 +31,7 @@ pub const WIN: f32 = 1000.0;
 /// The value a certain win is given on the search's scale: short of a proven result.
 const WIN_VALUE: f32 = 0.98;
 
-/// A score in pawns as a value in (-1, 1); won and lost scores map to +-[`WIN_VALUE`].
+/// A score in pawns as a value in (-1, 1); won and lost scores map to +-`WIN_VALUE`.
 pub fn to_value(pawns: f32) -> f32 {
     if pawns.abs() >= WIN / 2.0 {
         WIN_VALUE.copysign(pawns)

@@ -1,5 +1,5 @@
 //! Training samples of the learned evaluation, as `murk datagen` writes them and the trainer reads
-//! them: a position's active inputs ([`features::active`]), the teacher's score and the game's
+//! them: a position's active inputs ([`super::features::active`]), the teacher's score and the game's
 //! result, both for the side to move.
 //!
 //! The file is a sequence of records, each: `u8` number of inputs n, `i16` teacher score in

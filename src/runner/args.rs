@@ -56,7 +56,7 @@ pub struct GameArgs {
     /// Milliseconds an engine may take for the handshake, `isready`, or a node-budget move.
     #[arg(long, default_value_t = 10_000)]
     pub stall_ms: u64,
-    /// Keep each engine's stderr in DIR/<label>.log (label: its name=, built-in kind or program
+    /// Keep each engine's stderr in `DIR/<label>.log` (label: its `name=`, built-in kind or program
     /// file name); an engine's own `stderr=FILE` setting wins.
     #[arg(long, value_name = "DIR")]
     pub engine_log: Option<PathBuf>,

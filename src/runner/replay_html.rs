@@ -2,7 +2,7 @@
 //! ply by ply, with three SVG boards per ply (the true position with both hands, White's view and
 //! Black's view) and the engines' `info` lines beside the move list.
 //!
-//! The positions come from [`replay_game`] (the rules core) and the views from [`View`] and
+//! The positions come from [`replay_game`] (the rules core) and the views from [`View`](crate::view::View) and
 //! [`Observation`], the code the referee uses to tell the engines what they see: this module only
 //! draws them. The page loads nothing: the boards are inline SVG drawn from shapes defined once in
 //! the page, and a short script shows one frame at a time (`#ply=N` in the address selects one).

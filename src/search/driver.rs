@@ -155,10 +155,10 @@ pub fn units(
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 
 /// Advances the units until all are finished or the clock or `stop` ends the search, calling
-/// `progress` with the iterations so far about every [`PROGRESS_EVERY`] and returning the total.
+/// `progress` with the iterations so far about every `PROGRESS_EVERY` and returning the total.
 ///
 /// The units wait in a shared queue: each of the pool's threads takes the next unit, runs
-/// [`BATCH`] iterations of it and puts it back, so no thread waits for another (a unit runs on one
+/// `BATCH` iterations of it and puts it back, so no thread waits for another (a unit runs on one
 /// thread at a time, and its iterations follow only its own random stream and quota).
 pub fn run(
     units: &mut [Unit],
