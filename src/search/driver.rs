@@ -15,7 +15,7 @@ use rand::distributions::{Distribution, WeightedIndex};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -170,28 +170,15 @@ pub fn run(
     mut progress: impl FnMut(u64, &[&Unit]),
 ) -> u64 {
     let queue: Mutex<VecDeque<usize>> = Mutex::new((0..units.len()).filter(|&i| !units[i].finished()).collect());
-    let running = AtomicUsize::new(0);
     let total = AtomicU64::new(0);
     let cells: Vec<Mutex<&mut Unit>> = units.iter_mut().map(Mutex::new).collect();
+    // Each thread holds at most one unit, so the queue is empty only when every unfinished unit
+    // is held by some thread: a thread that finds it empty has nothing left to do.
     let worker = || loop {
         if clock.should_stop(total.load(Ordering::Relaxed), stop) {
             return;
         }
-        let next = {
-            let mut queue = lock(&queue);
-            let next = queue.pop_front();
-            if next.is_some() {
-                running.fetch_add(1, Ordering::SeqCst);
-            }
-            next
-        };
-        let Some(i) = next else {
-            if running.load(Ordering::SeqCst) == 0 {
-                return;
-            }
-            std::thread::yield_now();
-            continue;
-        };
+        let Some(i) = lock(&queue).pop_front() else { return };
         let (done, finished) = {
             let mut unit = lock(&cells[i]);
             let done = unit.run(worlds, BATCH, clock, stop, eval);
@@ -201,7 +188,6 @@ pub fn run(
         if !finished {
             lock(&queue).push_back(i);
         }
-        running.fetch_sub(1, Ordering::SeqCst);
     };
     std::thread::scope(|scope| {
         let (done_tx, done_rx) = channel::<()>();
