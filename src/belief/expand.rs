@@ -1,8 +1,6 @@
 //! The opponent's hidden ply over a whole set of worlds: every world's consistent children,
 //! merged, at most `cap` of them, computed in parallel chunks of parents when the set is large.
-//! Children are gathered as recipes (a parent and a move) and built once merged, only those
-//! kept: on the large dark-chess expansions this cut the update p99 by about a tenth and the
-//! peak heap by 81 MB (two beliefs), for the same worlds.
+//! Children are gathered as recipes (a parent and a move) and built once merged.
 //!
 //! While the children so far, projected over the parents still to come, fit the room, every
 //! parent adds all its children. Past that, each parent may add new children in proportion to its
@@ -10,9 +8,7 @@
 //! so that a full set keeps children of every parent; children that are already held only gain
 //! weight. A set larger than the sample size is expanded heaviest first: the sample, then
 //! lighter parents in rounds while room is left (an observation that refutes most children
-//! leaves room for many more parents: of the dark-chess r-r plies where the truth dropped out of
-//! the belief, 51 of 89 had it dropped by the cut before the expansion, and most of those
-//! expansions kept far fewer children than the room allowed).
+//! leaves room for many more parents).
 
 use super::key_index::prefetch;
 use super::lineage::Lineage;
@@ -32,21 +28,17 @@ const CHILDREN_GUESS: usize = 8;
 /// How many parents ahead an expansion starts fetching a parent's world.
 const PREFETCH_AHEAD: usize = 4;
 /// The first chunk's set has room for the cap and a `1 / CAP_SLACK` more: expansions at the cap
-/// end a few children over it (up to 9 seen in dark-chess r-r), and growing the merged set then
-/// copied all of it (9-13 ms of a 50 ms update, in 5 of 12 merges timed).
+/// end a few children over it, and growing the merged set would copy all of it.
 const CAP_SLACK: usize = 64;
 /// Most rounds of parents one expansion takes (the heaviest, then lighter ones while room is left).
 const MAX_ROUNDS: usize = 4;
-/// Children an expansion gathers, past its deadline, before it stops: a sample this narrow is
-/// topped up from a checkpoint, but one that ends with no children at all is regenerated.
+/// Children an expansion gathers, past its deadline, before it stops.
 const DEADLINE_FLOOR: usize = 1024;
 /// Parents a chunk expands between two looks at the clock.
 const CLOCK_EVERY: usize = 32;
 /// Work units a child gathered costs after the gathering (merged and built), counted against
 /// the work to spend now ([`Effort::now`]): an expansion that keeps many children per parent
-/// spends much of its time there (dark-crazyhouse r-r: 133,000 children of 32,000 parents for
-/// about 15 million work units, under half the bound, took 50 ms; merging and building 120,000
-/// children of a dark-chess expansion took 14 ms).
+/// spends much of its time there.
 const SETTLE_WORK: u64 = 130;
 
 /// What an expansion may spend.
@@ -81,10 +73,6 @@ struct Recipe {
     parent: u32,
     mv: Move,
 }
-
-/// Bytes one gathered child may cost while an expansion runs: its recipe, key, weight and
-/// lineage id, and its builder's index slots (two at most, at the index's load limit).
-pub const GATHERED_BYTES: usize = std::mem::size_of::<Recipe>() + 8 + 8 + 4 + 2 * 24;
 
 impl Stored for Recipe {}
 
@@ -186,10 +174,7 @@ fn expand_chunk(
 }
 
 /// The parents chunk `t` of `threads` expands: every `threads`-th one. Sets come heaviest first,
-/// and each chunk has the same room, which should go to parents of every weight alike (chunks of
-/// consecutive parents gave the lightest half as much room as the heaviest, whose children the
-/// next cut keeps; truth_in_support of dark-chess r-r over 12 games fell from 0.9447 on one
-/// thread to 0.9317 on two, and is 0.9435 so).
+/// and each chunk has the same room, which should go to parents of every weight alike.
 fn chunk_parents(parents: &[usize], threads: usize, t: usize) -> Vec<usize> {
     parents.iter().skip(t).step_by(threads).copied().collect()
 }
@@ -271,48 +256,24 @@ impl Rounds {
     }
 }
 
-/// How many children an expansion may gather, and how many of them it keeps.
-#[derive(Clone, Copy, Debug)]
-pub struct Room {
-    /// Most distinct children gathered (as recipes: a parent and a move, cheap to hold).
-    pub gathered: usize,
-    /// Most children kept and built, the heaviest of those gathered (when fewer than gathered;
-    /// else all of them: an expansion at the cap may end a few children over it).
-    pub kept: usize,
-}
-
-impl Room {
-    /// Room for about `cap` children, all kept.
-    pub fn all(cap: usize) -> Room {
-        Room { gathered: cap, kept: cap }
-    }
-}
-
 /// The consistent children of the worlds of `parents` (weighted by parent weight times move
-/// chance): about `room.gathered` distinct ones at most, of which the heaviest `room.kept` are
-/// kept. At most `max_parents` of the heaviest parents are expanded first; while room is left,
-/// lighter ones follow, in rounds sized by the children per parent so far (an observation that
-/// refutes most children leaves room for many more parents), and while their work in all stays
-/// within `effort` (the first round always runs). With a deadline, parents always go heaviest
-/// first, so that when it passes the gathering stops leaving out the lightest; so they do when
-/// the work to spend now is bounded (`effort.now`), and the parents left then are handed back.
-/// Lineage ids are extended in `lineage` if one is kept.
-///
-/// Gathering more children than are kept ranks them by their whole weight, summed over every
-/// parent that reaches them, before the cut: a child reached from several parents (the same
-/// hidden moves in another order) is likelier than one reached once, which a parent's own
-/// share of the room cannot see.
+/// chance): about `cap` distinct ones at most. At most `max_parents` of the heaviest parents are
+/// expanded first; while room is left, lighter ones follow, in rounds sized by the children per
+/// parent so far (an observation that refutes most children leaves room for many more parents),
+/// and while their work in all stays within `effort` (the first round always runs). With a
+/// deadline, parents always go heaviest first, so that when it passes the gathering stops leaving
+/// out the lightest; so they do when the work to spend now is bounded (`effort.now`), and the
+/// parents left then are handed back. Lineage ids are extended in `lineage` if one is kept.
 pub fn expand(
     step: &OpponentStep,
     parents: &WorldSet,
     max_parents: usize,
-    room: Room,
+    cap: usize,
     effort: Effort,
     lineage: Option<&mut Lineage>,
     rng: &mut impl Rng,
 ) -> Expanded {
     let work_budget = effort.work;
-    let cap = room.gathered;
     let mut rounds = Rounds::default();
     if parents.len() <= max_parents && effort.deadline.is_none() && effort.now == u64::MAX {
         let all: Vec<usize> = (0..parents.len()).collect();
@@ -345,11 +306,8 @@ pub fn expand(
         }
         rounds.cut |= order.remaining() > 0;
     }
-    let Rounds { builders, mut cut, likelihood, deferred, .. } = rounds;
-    let mut recipes = WorldBuilder::merge(builders);
-    if room.gathered > room.kept && recipes.retain_heaviest(room.kept, rng) {
-        cut = true;
-    }
+    let Rounds { builders, cut, likelihood, deferred, .. } = rounds;
+    let recipes = WorldBuilder::merge(builders);
     Expanded { set: build(recipes, parents, lineage), cut, likelihood, deferred }
 }
 
@@ -395,28 +353,19 @@ mod tests {
     }
 
     #[test]
-    fn gathering_more_than_it_keeps_keeps_the_child_heaviest_over_all_its_parents() {
+    fn a_child_reached_from_two_parents_gets_both_their_weights() {
         let (parents, shared) = parents_sharing_a_child();
         let prev = View::of(&parents.worlds()[0], Color::White);
         let obs = Observation { view: View::of(&shared, Color::White), captured: None, try_armed: false };
         assert_eq!(prev, obs.view, "the shared child's moves are hidden from White");
         let step = OpponentStep::new(&prev, &obs, OpponentModel::Uniform, 0.0);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let all = expand(&step, &parents, usize::MAX, Room::all(1_000), Effort::unbounded(), None, &mut rng);
+        let all = expand(&step, &parents, usize::MAX, 1_000, Effort::unbounded(), None, &mut rng);
         assert!(!all.cut && all.set.len() > 30, "every hidden reply of every parent: {}", all.set.len());
         let at = all.set.find(&shared).expect("the shared child is a child");
         let heaviest = all.set.weights().iter().copied().fold(0.0, f64::max);
         assert_eq!(all.set.weights()[at], heaviest);
         assert_eq!(all.set.weights().iter().filter(|&&w| w == heaviest).count(), 1, "and it alone");
-        for seed in 0..8 {
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            let room = Room { gathered: 1_000, kept: 1 };
-            let one = expand(&step, &parents, usize::MAX, room, Effort::unbounded(), None, &mut rng);
-            assert!(one.cut, "seed {seed}: children were left out");
-            assert_eq!(one.set.len(), 1, "seed {seed}");
-            assert_eq!(one.set.keys(), [world_key(&shared)], "seed {seed}");
-            assert_eq!(one.set.weights(), [heaviest], "seed {seed}: weight summed over both parents");
-        }
     }
 
     /// A rank in FEN: pieces as they are, runs of empty squares ('.') as their length.
@@ -475,7 +424,7 @@ mod tests {
         let obs = Observation { view: prev.clone(), captured: None, try_armed: false };
         let step = OpponentStep::new(&prev, &obs, OpponentModel::Uniform, 0.0);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let room = Room::all(1_000_000);
+        let room = 1_000_000;
         let all = expand(&step, &parents, usize::MAX, room, Effort::unbounded(), None, &mut rng);
         assert!(!all.cut && all.set.len() > 20_000, "{} children", all.set.len());
         let past = Effort { deadline: Some(Instant::now()), ..Effort::unbounded() };
@@ -502,7 +451,7 @@ mod tests {
         let obs = Observation { view: prev.clone(), captured: None, try_armed: false };
         let step = OpponentStep::new(&prev, &obs, OpponentModel::Uniform, 0.0);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let room = Room::all(1_000_000);
+        let room = 1_000_000;
         let all = expand(&step, &parents, usize::MAX, room, Effort::unbounded(), None, &mut rng);
         assert!(all.deferred.is_empty(), "nothing is left for later without a split");
         let split = Effort { now: all_work(&step, &parents) / 4, ..Effort::unbounded() };
@@ -529,10 +478,17 @@ mod tests {
         }
     }
 
+    /// A sink that takes every child and keeps none.
+    struct Discard;
+
+    impl ChildSink for Discard {
+        fn take(&mut self, _key: u64, _child: impl FnOnce() -> Position, _mv: Move, _weight: f64) {}
+    }
+
     /// The work units of expanding every parent of `parents` in `step`.
     fn all_work(step: &OpponentStep, parents: &WorldSet) -> u64 {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
-        let mut sink = crate::belief::step::Collect::default();
+        let mut sink = Discard;
         parents.worlds().iter().zip(parents.keys()).map(|(w, &k)| step.children(w, k, &mut sink, &mut rng).work()).sum()
     }
 

@@ -3,7 +3,7 @@
 //! the nearest piece of the role shown, on an empty board) must not exceed the opponent plies
 //! before that view. Escapes: every enemy piece needs a path that keeps it out of sight of all the
 //! later views, and those paths together no more moves than the opponent plies left. Used when
-//! the belief replays events it has already seen the end of (regeneration, resync), so that
+//! the belief replays events it has already seen the end of (see the `recover` module), so that
 //! worlds with no future are dropped early, and to rank the worlds a replay keeps.
 
 use super::approach::{Approach, FAR};

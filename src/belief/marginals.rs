@@ -52,17 +52,6 @@ impl SquareProbabilities {
     pub fn occupied(&self, sq: Square) -> f64 {
         1.0 - self.probability(sq, None)
     }
-
-    /// The most likely content of `sq` and its probability.
-    pub fn most_likely(&self, sq: Square) -> (Content, f64) {
-        let row = &self.probs[sq.index()];
-        let best = (0..CONTENTS).max_by(|&a, &b| row[a].total_cmp(&row[b])).unwrap_or(0);
-        let content = (best > 0).then(|| {
-            let i = best - 1;
-            Piece::new(Color::ALL[i / Role::COUNT], Role::ALL[i % Role::COUNT])
-        });
-        (content, row[best] as f64)
-    }
 }
 
 /// The distribution of `color`'s hand over the worlds of `set`, most likely first.

@@ -4,7 +4,8 @@
 //!
 //! A world is *consistent* exactly when replaying it through the rules core reproduces every
 //! observation the engine received (its views, capture reports and Try reports), every bounce,
-//! and the game's going on. The belief is a weighted set of worlds, tracked event by event:
+//! and the game's going on. The belief is a weighted set of worlds, tracked event by event (the
+//! filter):
 //!
 //! - the engine's own move is played in every world, and worlds whose new view differs die;
 //! - the opponent's hidden ply expands every world by all its pseudo-legal moves (board moves,
@@ -12,32 +13,26 @@
 //!   view and capture report are the observed ones, weighted by an [`OpponentModel`];
 //! - a bounce keeps the worlds with an enemy piece on that square.
 //!
-//! While the set fits the work and memory limits of [`BeliefConfig`] it is *exact*: every
-//! consistent world is in it, with the probability the opponent model gives its histories (tests
-//! check both against a brute-force enumeration). Past the limits the heaviest worlds are
-//! expanded first, each keeping a weighted random share of its children, and lighter ones follow
-//! while the room for children lasts; the others are dropped ([`Truncation`]): a weighted sample
-//! of consistent worlds. After a cut the belief can try (if `resync_budget` allows), with backoff,
-//! to *resync*: replay the events since the last exact set keeping every world that can still
-//! reach the later views; when no level outgrows its budget it is exact again. A narrow sample
-//! is topped up: once while it stays narrow by a replay from the older checkpoints that knows
-//! the later views, then from a checkpoint. A sample can run dry (no world survives an observation); it
-//! is then regenerated from the history: a depth-first search from the sets kept before the
-//! latest events, then replays (a particle filter that knows the later views and keeps the
-//! worlds nearest them) from the last exact set and the older checkpoints, then a depth-first
-//! search from the last exact set.
-//! If that fails within its budget, the belief falls back to worlds made to agree with the
-//! recent observations only, says so in its [`UpdateReport`] (for `info string`), and goes on,
-//! trying again (backing off) to replay from the anchored checkpoints, now with more later
-//! views to guide it, until it is back onto the whole history.
-
+//! While the set fits the limits of [`BeliefConfig`] it is *exact*: every consistent world is in
+//! it, with the probability the opponent model gives its histories (tests check both against a
+//! brute-force enumeration). Past the limits the heaviest worlds are expanded first, each keeping
+//! a weighted random share of its children, and lighter ones follow while room and work last: a
+//! weighted sample of consistent worlds.
+//!
+//! A sample can lose the truth and then narrow or run dry. The one way back is a replay from the
+//! checkpoints (the sets saved at spaced points of the history, in one ring): the events since
+//! are replayed with every child kept that can still reach the later views, each level cut to
+//! the likeliest worlds (see the `recover` module). It tops up a sample that narrows below
+//! `min_worlds`, refills one that runs dry, and after a fallback brings the belief back onto
+//! the whole history. If no replay finds a world, the belief falls back to worlds made to agree
+//! with the recent events only, says so in its [`UpdateReport`], and goes on.
+//!
 //! For the search: [`Belief::new`], [`Belief::update`] after every new event, [`Belief::sample`]
 //! to draw worlds, [`Belief::len`] / [`Belief::is_exact`] / [`Belief::is_anchored`], and
 //! [`Belief::square_probabilities`] / [`Belief::enemy_hands`] for what each square and the enemy
 //! hand hold.
 
 mod approach;
-pub mod baseline;
 mod expand;
 mod key_index;
 mod keys;
@@ -45,10 +40,8 @@ mod lineage;
 pub mod lookahead;
 mod marginals;
 mod model;
-mod regen;
+mod recover;
 mod repair;
-mod reroute;
-mod resync;
 mod step;
 mod worlds;
 
@@ -60,82 +53,45 @@ pub use worlds::{same_world, Keyed, Stored, WorldSet};
 use crate::core::Color;
 use crate::rules::{Hand, Position};
 use crate::view::{Event, InfoState, Observation, View};
-use expand::GATHERED_BYTES;
 use lineage::{Anchor, Lineage, NODE_BYTES};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use resync::Ranking;
+use recover::{Checkpoint, Retry};
 use std::time::{Duration, Instant};
 use step::{after_bounce, after_own_move, OpponentStep};
 use worlds::{NO_NODE, WORLD_BYTES};
 
-/// How a set too large for the limits is cut down.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Truncation {
-    /// Keep the heaviest worlds: the most probability mass the limit allows.
-    Heaviest,
-    /// Systematic resampling: every world survives in proportion to its weight.
-    Systematic,
-}
-
-/// The belief's limits and choices; the protocol sets them from engine options.
+/// The belief's limits; the engine sets them from its options and the move's time.
 #[derive(Clone, Debug)]
 pub struct BeliefConfig {
     /// Memory for the worlds, checkpoints and lineage, in MiB (the engine gives the belief half
     /// of its `Hash` option).
     pub hash_mib: usize,
-    /// The sample size: the worlds each checkpoint keeps, expanded heaviest first at an opponent
-    /// ply, and the most a regeneration makes per level.
+    /// The sample size: the worlds an opponent ply expands first, and each checkpoint keeps.
     pub max_worlds: usize,
-    /// Most children one opponent update keeps; past it each parent draws a share of its
-    /// consistent children in proportion to its weight.
+    /// Most children one opponent update keeps.
     pub max_children: usize,
-    /// Children gathered (as a parent and a move) per child kept; the heaviest are kept, their
-    /// weights summed over the parents that reach them (1: keep all gathered).
-    pub gathered_per_child: f64,
-    /// Most work an opponent update may spend per child of `max_children`, in work units of
-    /// about a nanosecond; lighter parents are expanded only while work is left.
+    /// Most work an opponent update spends per child of `max_children`, in units of about a
+    /// nanosecond; lighter parents are expanded only while work is left.
     pub work_per_child: u64,
-    /// Most milliseconds an opponent update spends gathering children, heaviest parents first
-    /// (0: no deadline, so the result is the same on any machine; the engine sets a quarter of the
-    /// move's time).
-    pub expand_ms: u64,
     /// The share of an opponent update's work it spends at once; the lightest parents past it
     /// are expanded at the start of the next update, against the same observation.
     pub work_now_share: f64,
-    /// Most moves a regeneration may look at before it gives up (the engine scales it to the
-    /// move's time).
-    pub regen_budget: usize,
-    /// A sampled set smaller than this is topped up: once while it stays narrow by a replay from
-    /// the older checkpoints (within an eighth of `regen_budget`, if `narrow_replay`), and each
-    /// time from a checkpoint.
+    /// Most milliseconds an opponent update spends gathering children (0: no deadline, so that
+    /// the result is the same on any machine).
+    pub expand_ms: u64,
+    /// Most moves the replays of one update may look at.
+    pub replay_budget: usize,
+    /// A sample smaller than this is narrow: topped up by a replay from the checkpoints (and an
+    /// opponent ply that leaves parents for later expands them at once if its children are fewer).
     pub min_worlds: usize,
-    /// Top up a narrow sample once by a look-ahead replay from the older checkpoints (see
-    /// `min_worlds`).
-    pub narrow_replay: bool,
-    /// Most moves a top-up may look at.
-    pub rejuvenate_budget: usize,
-    /// How many of the latest events a fallback world must agree with (at most).
-    pub fallback_window: usize,
-    /// How many of the latest sets (the set before each of the latest events) are kept to
-    /// regenerate from once the set is no longer exact.
-    pub checkpoint_depth: usize,
     /// How the opponent's hidden moves are weighted.
     pub model: OpponentModel,
-    /// How a set too large is cut down.
-    pub truncation: Truncation,
-    /// Most children per opponent ply when replaying the events since the last exact set to be
-    /// exact again (0: never try).
-    pub resync_budget: usize,
-    /// Most events since the last exact set for which a resync is tried; within twice this many
-    /// a regeneration replays from the last exact set first, and within this many a top-up
-    /// searches from it.
-    pub resync_window: usize,
-    /// Seed of the belief's random choices (sampling, regeneration).
+    /// Seed of the belief's random choices.
     pub seed: u64,
-    /// Keep each world's line of opponent moves: the last try before a fallback reroutes lines,
-    /// and tests and `belief-eval` replay them to check the worlds handed out.
+    /// Keep each world's line of opponent moves, so that it can be replayed against the history
+    /// ([`Belief::check_world`]: tests and `belief-eval`).
     pub lineage: bool,
 }
 
@@ -145,39 +101,26 @@ impl Default for BeliefConfig {
             hash_mib: 160,
             max_worlds: 40_000,
             max_children: 165_000,
-            gathered_per_child: 1.0,
             work_per_child: 220,
-            expand_ms: 0,
             work_now_share: 0.7,
-            regen_budget: 200_000_000,
+            expand_ms: 0,
+            replay_budget: 200_000_000,
             min_worlds: 256,
-            narrow_replay: true,
-            rejuvenate_budget: 100_000,
-            fallback_window: 8,
-            checkpoint_depth: 4,
             model: OpponentModel::Adaptive,
-            truncation: Truncation::Heaviest,
-            resync_budget: 0,
-            resync_window: 24,
             seed: 0,
-            lineage: true,
+            lineage: false,
         }
     }
 }
 
 impl BeliefConfig {
-    /// The sample size (`max_worlds`: expanded first, and kept by each checkpoint) and the most
-    /// children it may make (`max_children`), as far as the memory budget allows them after the
-    /// lineage's share ([`BeliefConfig::lineage_nodes`]): the set, its successor and the last
-    /// exact set may each hold the children; every other checkpoint keeps at most the sample size.
-    /// An expansion's recipes for its children, one per child, take about the room its builders
-    /// took when they held the children's worlds (their second half was never counted: the peak
-    /// heap of dark-crazyhouse game 618 was 282.0 MB before recipes and 200.9 MB with them, for
-    /// two beliefs at 160 MiB); any more than one per child (`gathered_per_child`) are counted.
+    /// The sample size and the most children an update may keep, as far as the memory budget
+    /// allows them after the lineage's share: the set, its successor and the newest checkpoint
+    /// may each hold the children; every other checkpoint keeps at most the sample size.
     pub fn limits(&self) -> (usize, usize) {
         let budget = self.hash_bytes() - self.lineage_nodes() * NODE_BYTES;
-        let samples = self.checkpoint_depth + DEEP_KEPT;
-        let per_child = 3 * WORLD_BYTES + ((self.gather() - 1.0) * GATHERED_BYTES as f64) as usize;
+        let samples = recover::RING - 1;
+        let per_child = 3 * WORLD_BYTES;
         let worlds = self.max_worlds.min(budget / (per_child + samples * WORLD_BYTES)).max(1);
         let children =
             self.max_children.min(budget.saturating_sub(samples * worlds * WORLD_BYTES) / per_child).max(worlds);
@@ -185,19 +128,12 @@ impl BeliefConfig {
     }
 
     /// The most lineage nodes the belief may hold: an eighth of `Hash` when it keeps lineage.
-    /// (Its peak was 2.1 million nodes in 10 random games of dark-crazyhouse, 7.4 million while
-    /// game 618 regenerated, before it was bounded.)
     pub fn lineage_nodes(&self) -> usize {
         if self.lineage {
             self.hash_bytes() / LINEAGE_SHARE / NODE_BYTES
         } else {
             0
         }
-    }
-
-    /// Children gathered per child kept: `gathered_per_child`, at least 1.
-    fn gather(&self) -> f64 {
-        self.gathered_per_child.max(1.0)
     }
 
     /// The `Hash` option in bytes.
@@ -208,6 +144,12 @@ impl BeliefConfig {
 
 /// The lineage gets one part in this many of `Hash`.
 const LINEAGE_SHARE: usize = 8;
+/// The share of the sample size an opponent ply expands first (the heaviest worlds; lighter ones
+/// follow while room for children is left).
+const FIRST_ROUND_SHARE: f64 = 0.8;
+/// An opponent update whose work bound is smaller than this (about 10 ms) does all its work at
+/// once: it is short anyway.
+const SPLIT_MIN_WORK: u64 = 8_000_000;
 
 /// What one call of [`Belief::update`] did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -220,25 +162,21 @@ pub struct UpdateReport {
     pub exact: bool,
     /// True if the set was cut to a sample during this update.
     pub sampled: bool,
-    /// Regenerations from the history during this update.
+    /// Worlds a replay added to a sample that had narrowed below `min_worlds`.
+    pub topped_up: usize,
+    /// Times the set ran dry and a replay from the checkpoints refilled it.
     pub regenerated: usize,
-    /// Fallbacks during this update: no world consistent with the whole history was found and
-    /// the belief now holds worlds that agree with the latest view and the `fallback_events`
-    /// events before it only.
+    /// Fallbacks: no replay found a world consistent with the whole history, and the belief now
+    /// holds worlds that agree with the latest view and the `fallback_events` events before it.
     pub fallbacks: usize,
     /// How many events before the latest view the fallback worlds agree with.
     pub fallback_events: usize,
-    /// Worlds added to a sample that had grown narrow.
-    pub rejuvenated: usize,
-    /// Times the belief got back to the exact set of consistent worlds.
-    pub resynced: usize,
-    /// Worlds made to show the latest view again after a fallback, when the fallback's worlds
-    /// ran dry.
+    /// Worlds made to show the latest view again when the worlds of a fallback ran dry.
     pub repaired: usize,
-    /// Times the belief got back onto the whole history after a fallback.
+    /// Times a replay got the belief back onto the whole history after a fallback.
     pub reanchored: usize,
     /// True if the lines of the worlds held outgrew the lineage's share of `Hash` and were
-    /// given up (the worlds stay; their lines can no longer be replayed or rerouted).
+    /// given up (the worlds stay; they can no longer be checked).
     pub lineage_dropped: bool,
     /// Parents of the opponent's ply left for the next update to expand (`work_now_share`).
     pub deferred_parents: usize,
@@ -266,34 +204,6 @@ impl UpdateReport {
             None
         }
     }
-}
-
-/// Events between deep checkpoints.
-const DEEP_EVERY: usize = 12;
-/// The share of the sample size an opponent ply expands first (the heaviest worlds; lighter ones
-/// follow while room for children is left). A first round smaller than the sample gives the
-/// heaviest more room each: dark-chess r-r, 150 games, truth_in_support 0.9743 with the whole
-/// sample first, 0.9787 with four fifths (update p99 44.5 -> 41.6 ms); a sample cut to that size
-/// too fell back more (crazyhouse r-r, 1,000 games: 10 fallbacks at 32,000, 6 at 40,000).
-const FIRST_ROUND_SHARE: f64 = 0.8;
-/// A narrow sample given a replay is given another once it has held this many times
-/// `min_worlds` (a narrow spell has ended).
-const NARROW_SPELL_ENDS: usize = 16;
-/// Deep checkpoints kept.
-const DEEP_KEPT: usize = 3;
-/// An opponent update whose work bound is smaller than this (about 10 ms) does all its work at
-/// once (`work_now_share` aside): it is short anyway (and dark-crazyhouse at a 2 MiB `Hash`, 3
-/// random games, fell back once with a split, never without; not looked into further).
-const SPLIT_MIN_WORK: u64 = 8_000_000;
-
-/// A set of worlds saved at some point of the history, to regenerate from.
-#[derive(Clone, Debug)]
-struct Checkpoint {
-    events: usize,
-    set: WorldSet,
-    /// True if the worlds are consistent with the whole history up to `events` (not made up by a
-    /// fallback).
-    anchored: bool,
 }
 
 /// Parents of the opponent's latest ply left for the next update to expand (see
@@ -324,24 +234,18 @@ pub struct Belief {
     history: Vec<Event>,
     set: WorldSet,
     exact: bool,
+    /// True after a fallback, until a replay gets back onto the whole history.
     fallen_back: bool,
     lineage: Option<Lineage>,
     /// The share of a greedy mover in the [`OpponentModel::Adaptive`] mixture.
     greedy_share: f64,
-    exact_checkpoint: Option<Checkpoint>,
+    /// The sets saved before events since the set was last exact, oldest first.
     checkpoints: Vec<Checkpoint>,
-    deep_checkpoints: Vec<Checkpoint>,
     rng: Xoshiro256PlusPlus,
     lost: usize,
-    /// Events to wait before the next resync, and resyncs failed in a row.
-    resync_wait: usize,
-    resync_fails: u32,
-    /// Opponent plies to wait before the next try to get back onto the whole history after a
-    /// fallback, and tries failed in a row.
-    reanchor_wait: usize,
-    reanchor_fails: u32,
-    /// True once a narrow sample has been given a replay (until it is wide again).
-    narrow_replayed: bool,
+    /// When a narrow sample is next topped up, and a fallen-back belief next tries to get back.
+    top_up: Retry,
+    reanchor: Retry,
     /// Parents of the latest opponent ply still to expand.
     deferred: Option<Deferred>,
 }
@@ -371,15 +275,10 @@ impl Belief {
             fallen_back: false,
             lineage,
             greedy_share: 0.5,
-            exact_checkpoint: None,
             checkpoints: Vec::new(),
-            deep_checkpoints: Vec::new(),
             lost: 0,
-            resync_wait: 0,
-            resync_fails: 0,
-            reanchor_wait: 0,
-            reanchor_fails: 0,
-            narrow_replayed: false,
+            top_up: Retry::default(),
+            reanchor: Retry::default(),
             deferred: None,
         }
     }
@@ -411,14 +310,12 @@ impl Belief {
         &self.cfg
     }
 
-    /// Takes the work and size limits of `limits` from the next update on, so that a caller with
-    /// little time per move keeps the updates short: how many moves a regeneration and a top-up
-    /// may look at, the sample size and the most children (at least one world, and as many
-    /// children), and the expansion's deadline. The memory budget, model, seed and the rest stay
-    /// as they were.
+    /// Takes the time-dependent limits of `limits` from the next update on, so that a caller
+    /// with little time per move keeps the updates short: the replays' budget, the sample size,
+    /// the most children (at least one world, and as many children) and the expansion's
+    /// deadline. The memory budget, model, seed and the rest stay as they were.
     pub fn set_limits(&mut self, limits: &BeliefConfig) {
-        self.cfg.regen_budget = limits.regen_budget;
-        self.cfg.rejuvenate_budget = limits.rejuvenate_budget;
+        self.cfg.replay_budget = limits.replay_budget;
         self.cfg.max_worlds = limits.max_worlds.max(1);
         self.cfg.max_children = limits.max_children.max(self.cfg.max_worlds);
         self.cfg.expand_ms = limits.expand_ms;
@@ -497,7 +394,7 @@ impl Belief {
         marginals::hands(&self.set, self.side.opponent())
     }
 
-    /// Applies the newest event of `history`.
+    /// Applies the newest event of `history`: the filter, then whatever recovery the set needs.
     fn apply(&mut self, report: &mut UpdateReport) {
         let k = self.history.len() - 1;
         let prev = last_view(&self.initial_view, &self.history[..k]).clone();
@@ -505,25 +402,17 @@ impl Belief {
         let was_exact = self.exact;
         let next = match self.history[k].clone() {
             Event::Own { mv, obs } => after_own_move(&self.set, side, mv, &obs),
-            Event::Opponent { obs } => {
-                self.resample_parents(k, report);
-                self.expand(&prev, &obs, report)
-            }
+            Event::Opponent { obs } => self.expand(&prev, &obs, report),
             Event::Bounce { square } => after_bounce(&self.set, side, square),
         };
-        let set = std::mem::replace(&mut self.set, next);
-        let before = Checkpoint { events: k, set, anchored: !self.fallen_back };
-        let seeds = before.set.head(64);
-        let checkpoint_saved = self.exact_checkpoint.as_ref().is_some_and(|cp| cp.events == k);
-        if was_exact && !self.exact && !checkpoint_saved {
-            self.exact_checkpoint = Some(before);
-        } else if !was_exact && self.cfg.checkpoint_depth > 0 {
-            self.keep_checkpoint(before);
+        let before = std::mem::replace(&mut self.set, next);
+        let seeds = before.head(64);
+        if was_exact && !self.exact {
+            self.checkpoints.clear();
         }
-        if self.set.is_empty() && self.fallen_back {
-            // Already off the whole history: keep the worlds in line with the latest view.
-            self.set = self.repaired_roots(&seeds, self.history.len());
-            report.repaired += self.set.len();
+        if !self.exact {
+            let (sample, _) = self.cfg.limits();
+            self.save_checkpoint(Checkpoint::new(k, before, was_exact, !self.fallen_back), sample);
         }
         if self.set.is_empty() {
             self.recover(&seeds, report);
@@ -533,9 +422,8 @@ impl Belief {
         if let Some(d) = self.deferred.as_mut() {
             d.scale = 1.0 / total;
         }
-        self.try_resync(report);
         self.try_reanchor(report);
-        self.rejuvenate(report);
+        self.try_top_up(report);
         self.collect_lineage(report);
     }
 
@@ -552,15 +440,7 @@ impl Belief {
             deadline: self.deadline(),
             now: if split { (work as f64 * self.cfg.work_now_share) as u64 } else { u64::MAX },
         };
-        let expanded = expand::expand(
-            &step,
-            &self.set,
-            first,
-            expand::Room { gathered: (cap as f64 * self.cfg.gather()) as usize, kept: cap },
-            effort,
-            self.lineage.as_mut(),
-            &mut self.rng,
-        );
+        let expanded = expand::expand(&step, &self.set, first, cap, effort, self.lineage.as_mut(), &mut self.rng);
         let (mut children, mut cut, seen) = (expanded.set, expanded.cut, expanded.likelihood);
         if !expanded.deferred.is_empty() {
             report.deferred_parents += expanded.deferred.len();
@@ -621,53 +501,24 @@ impl Belief {
         }
         let step = OpponentStep::new(&d.prev, &d.obs, self.cfg.model, d.greedy_share);
         let effort = expand::Effort { deadline: self.deadline(), ..expand::Effort::unbounded() };
-        let expanded = expand::expand(
-            &step,
-            &d.parents,
-            usize::MAX,
-            expand::Room::all(room),
-            effort,
-            self.lineage.as_mut(),
-            &mut self.rng,
-        );
+        let expanded =
+            expand::expand(&step, &d.parents, usize::MAX, room, effort, self.lineage.as_mut(), &mut self.rng);
         (set.merge_in(expanded.set, scale), d.completes && !expanded.cut)
-    }
-
-    /// With systematic truncation, resamples a set of more than `max_worlds` worlds before the
-    /// opponent's ply is expanded (the set before event `k`); the first cut keeps the exact set
-    /// as a checkpoint. (The heaviest are picked by the expansion itself, which goes on to
-    /// lighter parents while its room lasts.)
-    fn resample_parents(&mut self, k: usize, report: &mut UpdateReport) {
-        let max = self.cfg.limits().0;
-        if self.cfg.truncation != Truncation::Systematic || self.set.len() <= max {
-            return;
-        }
-        if self.exact {
-            self.exact_checkpoint = Some(Checkpoint { events: k, set: self.set.clone(), anchored: !self.fallen_back });
-        }
-        self.set.resample(max, &mut self.rng);
-        self.exact = false;
-        report.sampled = true;
-    }
-
-    /// Every checkpoint kept: recent, deep and the last exact set.
-    fn all_checkpoints(&self) -> impl Iterator<Item = &Checkpoint> {
-        self.checkpoints.iter().chain(&self.deep_checkpoints).chain(&self.exact_checkpoint)
     }
 
     /// Drops lineage nodes no world needs any more, when they pile up or come near the
     /// lineage's budget; if the lines of the worlds held would still leave no room for the next
-    /// update's, the lineage is given up (its checks and rerouting with it), and `report` says so.
+    /// update's, the lineage is given up (its checks with it), and `report` says so.
     fn collect_lineage(&mut self, report: &mut UpdateReport) {
         let live = self.set.len()
             + self.deferred.as_ref().map_or(0, |d| d.parents.len())
-            + self.all_checkpoints().map(|c| c.set.len()).sum::<usize>();
+            + self.checkpoints.iter().map(|c| c.set.len()).sum::<usize>();
         let room = self.lineage_room();
         if self.lineage.as_ref().is_none_or(|l| l.len() < (4 * live + 100_000).min(room)) {
             return;
         }
         let mut ids: Vec<u32> = self.set.nodes().to_vec();
-        for c in self.all_checkpoints() {
+        for c in &self.checkpoints {
             ids.extend_from_slice(c.set.nodes());
         }
         if let Some(d) = &self.deferred {
@@ -682,9 +533,7 @@ impl Belief {
         }
         let mut ids = ids.into_iter();
         self.set.set_nodes(&mut ids);
-        let checkpoints =
-            self.checkpoints.iter_mut().chain(&mut self.deep_checkpoints).chain(&mut self.exact_checkpoint);
-        for c in checkpoints {
+        for c in &mut self.checkpoints {
             c.set.set_nodes(&mut ids);
         }
         if let Some(d) = &mut self.deferred {
@@ -698,250 +547,11 @@ impl Belief {
         self.cfg.lineage_nodes().saturating_sub(2 * self.cfg.limits().1)
     }
 
-    /// No world survived the newest event: regenerate by a depth-first search from the recent
-    /// checkpoints (newest first), then by a guided beam from the older ones (newest first),
-    /// each attempt getting half of its part of the budget left, then by rerouting the lines of
-    /// the worlds held before the event; else fall back.
-    fn recover(&mut self, seeds: &WorldSet, report: &mut UpdateReport) {
-        let recent = std::mem::take(&mut self.checkpoints);
-        let deep = std::mem::take(&mut self.deep_checkpoints);
-        let exact = self.exact_checkpoint.take();
-        // A quarter of the budget for the depth-first searches, the rest for the replays.
-        let mut dfs_budget = self.cfg.regen_budget / 8;
-        let mut last_budget = self.cfg.regen_budget / 4;
-        let mut budget = self.cfg.regen_budget - dfs_budget - last_budget;
-        let want = self.cfg.max_worlds.clamp(1, 1024);
-        let mut anchored = !self.fallen_back;
-        for cp in recent.iter().rev() {
-            let (mut share, given) = (dfs_budget / 2, dfs_budget / 2);
-            let found = self.search(&cp.set, cp.events, want, &mut share);
-            dfs_budget -= given - share;
-            if !found.is_empty() {
-                (self.set, anchored) = (found, cp.anchored);
-                break;
-            }
-        }
-        if self.set.is_empty() {
-            let older = self.older_sources(&deep, exact.as_ref(), false);
-            let most = self.cfg.limits().1;
-            if let Some((set, from_anchored, replayed_exact)) = self.replay_older(&older, most, &mut budget) {
-                (self.set, anchored, self.exact) = (set, from_anchored, replayed_exact);
-            }
-        }
-        if let Some(cp) = exact.as_ref().filter(|_| self.set.is_empty()) {
-            // Last, a depth-first search from the last exact set however old.
-            self.set = self.search(&cp.set, cp.events, want, &mut last_budget);
-        }
-        (self.checkpoints, self.deep_checkpoints, self.exact_checkpoint) = (recent, deep, exact);
-        if self.set.is_empty() && anchored {
-            let mut reroute_budget = self.cfg.regen_budget;
-            self.set = self.reroute(seeds, want, &mut reroute_budget);
-        }
-        if self.set.is_empty() {
-            self.fall_back(seeds, report);
-        } else {
-            // Regenerating from worlds a fallback made up stays a fallback; from anchored ones it
-            // is back on the whole history.
-            self.fallen_back = !anchored;
-            report.regenerated += 1;
-        }
-    }
-
-    /// The checkpoints older than the recent ones to replay from, with whether each is the last
-    /// exact set: the deep ones newest first, and the last exact set first if recent enough, else
-    /// last. With `anchored_only`, none that a fallback made up.
-    fn older_sources<'c>(
-        &self,
-        deep: &'c [Checkpoint],
-        exact: Option<&'c Checkpoint>,
-        anchored_only: bool,
-    ) -> Vec<(&'c Checkpoint, bool)> {
-        let k = self.history.len();
-        let recent_exact = exact.is_some_and(|cp| k - cp.events <= 2 * self.cfg.resync_window);
-        let mut older: Vec<(&Checkpoint, bool)> =
-            deep.iter().rev().filter(|cp| cp.anchored || !anchored_only).map(|cp| (cp, false)).collect();
-        if let Some(cp) = exact.filter(|cp| cp.anchored || !anchored_only) {
-            older.insert(if recent_exact { 0 } else { older.len() }, (cp, true));
-        }
-        older
-    }
-
-    /// Replays from each of `older` in turn (a particle filter that knows the later views, see
-    /// [`Belief::replay_from`]) until one reaches the present: each gets half the budget left
-    /// (the last all of it) and as many worlds per level as its share allows, up to the most
-    /// children an update may make (of 8 games that fell back at 100 million moves, replays
-    /// capped at the sample size kept none on the history, these 2). If every one dies, they are
-    /// tried again in the same way, hedged ([`Ranking`]), on the budget left (replays that die
-    /// early leave most of theirs). A level keeps at most `most` worlds. Returns the worlds
-    /// found, whether their checkpoint was anchored, and whether they are every consistent world
-    /// (replayed from the last exact set with nothing cut).
-    fn replay_older(
-        &mut self,
-        older: &[(&Checkpoint, bool)],
-        most: usize,
-        budget: &mut usize,
-    ) -> Option<(WorldSet, bool, bool)> {
-        let cap = self.cfg.limits().1;
-        for ranking in [Ranking::Nearest, Ranking::Hedged] {
-            for (i, &(cp, is_exact)) in older.iter().enumerate() {
-                let mut share = if i + 1 == older.len() { *budget } else { *budget / 2 };
-                *budget -= share;
-                let opponent_plies =
-                    self.history[cp.events..].iter().filter(|e| matches!(e, Event::Opponent { .. })).count();
-                let keep = (share / (opponent_plies.max(1) * resync::MOVES_PER_PARENT)).max(256).min(most).min(cap);
-                let r = self.replay_from(&cp.set, cp.events, cap, Some((keep, ranking)), &mut share);
-                *budget += share;
-                if let Some(replayed) = r {
-                    return Some((replayed.set, cp.anchored, is_exact && replayed.exact));
-                }
-            }
-        }
-        None
-    }
-
-    /// After a fallback, tries to get back onto the whole history by replaying from the
-    /// anchored checkpoints left (the later views, more of them now, guide the replay), backing
-    /// off after each failure (tries 2, 2, 4, 8, then 16 opponent plies apart).
-    fn try_reanchor(&mut self, report: &mut UpdateReport) {
-        let k = self.history.len();
-        if !self.fallen_back || self.set.is_empty() || !matches!(self.history[k - 1], Event::Opponent { .. }) {
-            return;
-        }
-        if self.reanchor_wait > 0 {
-            self.reanchor_wait -= 1;
-            return;
-        }
-        let found = self.replay_anchored(self.cfg.regen_budget / 2, self.cfg.limits().1);
-        match found {
-            Some((set, _, exact)) => {
-                // Back on the whole history: the recent checkpoints were made up.
-                (self.set, self.exact, self.fallen_back) = (set, exact, false);
-                self.checkpoints.clear();
-                self.reanchor_fails = 0;
-                report.reanchored += 1;
-            }
-            None => {
-                self.reanchor_fails += 1;
-                self.reanchor_wait = (1usize << self.reanchor_fails.min(4)) - 1;
-            }
-        }
-    }
-
-    /// Keeps `cp` as the newest recent checkpoint; the one that leaves the recent ones becomes a
-    /// deep checkpoint if the newest deep one is `DEEP_EVERY` events older.
-    fn keep_checkpoint(&mut self, mut cp: Checkpoint) {
-        // Regeneration needs roots, not every world: a checkpoint keeps the sample size.
-        if cp.set.len() > self.cfg.limits().0 {
-            cp.set.keep_heaviest(self.cfg.limits().0, &mut self.rng);
-        }
-        self.checkpoints.push(cp);
-        if self.checkpoints.len() <= self.cfg.checkpoint_depth {
-            return;
-        }
-        let old = self.checkpoints.remove(0);
-        if self.deep_checkpoints.last().is_none_or(|d| d.events + DEEP_EVERY <= old.events) {
-            self.deep_checkpoints.push(old);
-            if self.deep_checkpoints.len() > DEEP_KEPT {
-                // The oldest made up by a fallback goes first: anchored ones are the way back.
-                let i = self.deep_checkpoints.iter().position(|c| !c.anchored).unwrap_or(0);
-                self.deep_checkpoints.remove(i);
-            }
-        }
-    }
-
-    /// Tries to get back to the exact set after an opponent ply, backing off after each failure
-    /// (1, 2, 4, ... 16 events).
-    fn try_resync(&mut self, report: &mut UpdateReport) {
-        let k = self.history.len();
-        let window = self.exact_checkpoint.as_ref().map_or(usize::MAX, |cp| k - cp.events);
-        if self.exact || self.cfg.resync_budget == 0 || window > self.cfg.resync_window {
-            return;
-        }
-        if !matches!(self.history[k - 1], Event::Opponent { .. }) {
-            return;
-        }
-        if self.resync_wait > 0 {
-            self.resync_wait -= 1;
-            return;
-        }
-        if self.resync(self.cfg.resync_budget) {
-            self.deferred = None;
-            self.resync_fails = 0;
-            report.resynced += 1;
-        } else {
-            self.resync_fails += 1;
-            self.resync_wait = (1usize << self.resync_fails.min(4)) - 1;
-        }
-    }
-
-    /// Tops up a sampled set that has shrunk below `min_worlds` (a narrow sample is the one that
-    /// runs dry): once while it stays narrow, with worlds replayed from the older checkpoints
-    /// ([`Belief::narrow_replay`]); then, each time, with worlds found from the oldest checkpoint
-    /// kept (the most varied one) by a depth-first search within `rejuvenate_budget`.
-    fn rejuvenate(&mut self, report: &mut UpdateReport) {
-        if self.exact || self.set.len() >= NARROW_SPELL_ENDS * self.cfg.min_worlds {
-            self.narrow_replayed = false;
-        }
-        if self.exact || self.fallen_back || self.set.is_empty() || self.set.len() >= self.cfg.min_worlds {
-            return;
-        }
-        if self.cfg.narrow_replay && !self.narrow_replayed {
-            self.narrow_replayed = true;
-            report.rejuvenated += self.narrow_replay();
-            if self.set.len() >= self.cfg.min_worlds {
-                return;
-            }
-        }
-        let k = self.history.len();
-        let from_exact = self.exact_checkpoint.as_ref().is_some_and(|cp| k - cp.events <= self.cfg.resync_window);
-        let source = if from_exact {
-            self.exact_checkpoint.take()
-        } else if self.checkpoints.first().is_some_and(|c| c.anchored) {
-            Some(self.checkpoints.remove(0))
-        } else {
-            None
-        };
-        let Some(cp) = source else { return };
-        let mut budget = self.cfg.rejuvenate_budget;
-        let found = self.search(&cp.set, cp.events, 4 * self.cfg.min_worlds, &mut budget);
-        if from_exact {
-            self.exact_checkpoint = Some(cp);
-        } else {
-            self.checkpoints.insert(0, cp);
-        }
-        let added = self.set.absorb(found);
-        report.rejuvenated += added;
-    }
-
-    /// Adds to a narrow sample the worlds a replay from the older checkpoints finds (see
-    /// [`Belief::replay_older`]: the later views guide it), within an eighth of `regen_budget`
-    /// and at most a quarter of the sample size per level; returns how many were new. What it buys
-    /// is a way back when a narrow sample later runs dry (a regeneration then starts from
-    /// checkpoints as narrow): two dark-crazyhouse r-r games of 1,000 (seeds 156 and 618) fell
-    /// back after 26-31 s of regeneration so, and with this replay neither did. It rarely brings
-    /// the truth back: of 72 replays in 40 dark-crazyhouse r-r games the truth was already held in
-    /// 59, regained in 3 (dark-chess, 65: 61 and 2), and more than half added no world.
-    fn narrow_replay(&mut self) -> usize {
-        let found = self.replay_anchored(self.cfg.regen_budget / 8, self.cfg.limits().0 / 4);
-        found.map_or(0, |(set, _, _)| self.set.absorb(set))
-    }
-
-    /// [`Belief::replay_older`] from the anchored deep checkpoints and the last exact set, within
-    /// `budget` moves and at most `most` worlds per level.
-    fn replay_anchored(&mut self, mut budget: usize, most: usize) -> Option<(WorldSet, bool, bool)> {
-        let deep = std::mem::take(&mut self.deep_checkpoints);
-        let exact = self.exact_checkpoint.take();
-        let older = self.older_sources(&deep, exact.as_ref(), true);
-        let found = self.replay_older(&older, most, &mut budget);
-        (self.deep_checkpoints, self.exact_checkpoint) = (deep, exact);
-        found
-    }
-
     /// Memory in use, in bytes (worlds, parents left for later, checkpoints and lineage).
     pub fn bytes(&self) -> usize {
         self.set.bytes()
             + self.deferred.as_ref().map_or(0, |d| d.parents.bytes())
-            + self.all_checkpoints().map(|c| c.set.bytes()).sum::<usize>()
+            + self.checkpoints.iter().map(|c| c.set.bytes()).sum::<usize>()
             + self.lineage.as_ref().map_or(0, Lineage::bytes)
     }
 }
@@ -956,4 +566,32 @@ fn last_view<'a>(initial: &'a View, history: &'a [Event]) -> &'a View {
             Event::Bounce { .. } => None,
         })
         .unwrap_or(initial)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::Variant;
+
+    /// Lines of moves that would leave no room for the next update's, even compacted, are given
+    /// up: the worlds stay, they can no longer be checked, and the report says so.
+    #[test]
+    fn lines_that_outgrow_their_share_of_hash_are_given_up() {
+        let start = Position::start(Variant::DarkChess);
+        let info = InfoState::new(start.clone(), Color::White);
+        let mut belief = Belief::new(&info, BeliefConfig { hash_mib: 1, lineage: true, ..BeliefConfig::default() });
+        let room = belief.lineage_room();
+        let lineage = belief.lineage.as_mut().expect("lineage kept");
+        let mv = start.moves()[0];
+        let mut node = belief.set.nodes()[0];
+        for _ in 0..room {
+            node = lineage.step(node, mv);
+        }
+        belief.set.set_nodes(&mut std::iter::once(node));
+        let mut report = UpdateReport::default();
+        belief.collect_lineage(&mut report);
+        assert!(report.lineage_dropped && belief.check_world(0).is_none());
+        assert_eq!(belief.len(), 1);
+        assert!(report.info_string().is_some_and(|s| s.contains("Hash")), "{:?}", report.info_string());
+    }
 }

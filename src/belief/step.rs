@@ -51,15 +51,10 @@ pub fn arms_try(after: &Position, mover: Color, mv: Move) -> bool {
 }
 
 /// The world after the engine's own move `mv` and its key (the world's is `key`), if it
-/// reproduces the observation `obs`. Every board move the engine decides from its view is legal
-/// in every world that shows that view; a drop into the fog landed, so a world holding a piece
-/// on that square is not consistent.
-pub fn own_child(world: &Position, key: u64, side: Color, mv: Move, obs: &Observation) -> Option<(Position, u64)> {
-    own_child_shown(world, key, side, mv, obs, |child| View::of(child, side) == obs.view)
-}
-
-/// [`own_child`] with the view test left to `shows`.
-fn own_child_shown(
+/// reproduces the observation `obs`, whose view `shows` tests. Every board move the engine
+/// decides from its view is legal in every world that shows that view; a drop into the fog
+/// landed, so a world holding a piece on that square is not consistent.
+fn own_child(
     world: &Position,
     key: u64,
     side: Color,
@@ -88,7 +83,7 @@ pub fn after_own_move(set: &WorldSet, side: Color, mv: Move, obs: &Observation) 
         || ViewCheck::new(&obs.view),
         |check, w, key| {
             if goes_on(w) {
-                own_child_shown(w, key, side, mv, obs, |child| check.shows(child)).map(|(_, key)| key)
+                own_child(w, key, side, mv, obs, |child| check.shows(child)).map(|(_, key)| key)
             } else {
                 None
             }
@@ -117,17 +112,6 @@ pub trait ChildSink {
     fn take(&mut self, key: u64, child: impl FnOnce() -> Position, mv: Move, weight: f64);
     /// Hints that a child of key `key` will be taken soon (to start fetching what that looks at).
     fn prefetch(&self, _key: u64) {}
-}
-
-/// A sink that keeps every child with its key (for the regeneration search, which looks at one
-/// world's children at a time).
-#[derive(Default)]
-pub struct Collect(pub Vec<(Position, u64, Move, f64)>);
-
-impl ChildSink for Collect {
-    fn take(&mut self, key: u64, child: impl FnOnce() -> Position, mv: Move, weight: f64) {
-        self.0.push((child(), key, mv, weight));
-    }
 }
 
 /// What a view shows on its known squares, to compare worlds with it square by square.

@@ -1,5 +1,5 @@
 //! The store of worlds: true positions with their keys, weights and lineage ids, deduplicated
-//! by key, and the two ways of cutting a set down (keep the heaviest, or resample).
+//! by key, and the ways of cutting a set down.
 
 use super::key_index::KeyIndex;
 use super::keys::world_key;
@@ -282,29 +282,10 @@ impl<T: Stored> Keyed<T> {
         added
     }
 
-    /// Shrinks the set to at most `n` distinct worlds by systematic resampling; a world drawn
-    /// `k` times gets weight `k / n`. Returns true if anything was dropped.
-    pub fn resample(&mut self, n: usize, rng: &mut impl Rng) -> bool {
-        if self.worlds.len() <= n {
-            return false;
-        }
-        let picks = self.systematic(n, rng);
-        *self = self.select(&picks, |_, count| count as f64 / n as f64);
-        true
-    }
-
     /// Shrinks the set to its `n` heaviest worlds (ties broken at random), keeping their weights
-    /// (then normalized) and their order: in place, with no sorting, as a checkpoint needs (it
-    /// is taken of the set an opponent ply has just expanded, where ordering and copying the
-    /// kept worlds took about 8% of the slowest updates). Returns true if anything was dropped.
+    /// (then normalized) and their order: in place, with no sorting, as a checkpoint of a large
+    /// set needs. Returns true if anything was dropped.
     pub fn keep_heaviest(&mut self, n: usize, rng: &mut impl Rng) -> bool {
-        let cut = self.retain_heaviest(n, rng);
-        self.normalize();
-        cut
-    }
-
-    /// [`Keyed::keep_heaviest`] with the weights left as they were (not normalized).
-    pub fn retain_heaviest(&mut self, n: usize, rng: &mut impl Rng) -> bool {
         if self.len() <= n {
             return false;
         }
@@ -327,6 +308,7 @@ impl<T: Stored> Keyed<T> {
         self.keys.shrink_to_fit();
         self.weights.shrink_to_fit();
         self.nodes.shrink_to_fit();
+        self.normalize();
         true
     }
 
@@ -409,13 +391,6 @@ impl<T: Stored> Keyed<T> {
             self.worlds.iter().map(f).collect()
         };
         Keyed { worlds, keys: self.keys, weights: self.weights, nodes: self.nodes }
-    }
-
-    /// Replaces every lineage id `n` by `f(n)`.
-    pub fn map_nodes(&mut self, mut f: impl FnMut(u32) -> u32) {
-        for n in &mut self.nodes {
-            *n = f(*n);
-        }
     }
 
     /// Replaces the lineage ids, in order, by the next ones of `ids`.
@@ -592,8 +567,7 @@ impl<T: Stored> WorldBuilder<T> {
                     }
                 }
             }
-            // The new worlds are copied in parallel (one thread took 1.5-7.5 ms for the ~80,000
-            // of a dark-chess r-r expansion at the cap: the merged set's room is touched first here).
+            // The new worlds are copied in parallel (the merged set's room is touched first here).
             out.worlds.par_extend(fresh.par_iter().map(|&n| set.worlds[n].clone()));
             out.keys.extend(fresh.iter().map(|&n| set.keys[n]));
             out.weights.extend(fresh.iter().map(|&n| set.weights[n]));

@@ -33,9 +33,9 @@ fn receive_until(rx: &Receiver<(Belief, Option<String>)>, deadline: Option<Insta
     }
 }
 
-/// Moves a belief regeneration may look at per millisecond of the move's time: about a fifth of
+/// Moves the belief's replays may look at per millisecond of the move's time: about a fifth of
 /// the time, on this project's machines, even when the whole budget is spent.
-pub const REGEN_MOVES_PER_MS: usize = 1_000;
+pub const REPLAY_MOVES_PER_MS: usize = 1_000;
 
 /// Children an opponent ply of the belief may make per millisecond of the move's time: an update
 /// then takes about a quarter of the time on this project's machines.
@@ -81,7 +81,7 @@ impl WorldSource {
         self.belief.as_ref()
     }
 
-    /// Brings the belief up to date, letting a regeneration look at a number of moves in
+    /// Brings the belief up to date, letting its replays look at a number of moves in
     /// proportion to the move's time and an opponent ply gather children for at most a quarter
     /// of it (a fixed-node search keeps the default sizes and no deadline, so it stays
     /// deterministic); returns the belief's size and anything the user should be told.
@@ -142,23 +142,21 @@ impl WorldSource {
     /// The belief's limits for a move with `budget`.
     fn config_for(&self, budget: &Budget) -> BeliefConfig {
         let defaults = BeliefConfig::default();
-        let (regen, rejuvenate, children, expand_ms) = match budget.soft.or(budget.hard) {
+        let (replay, children, expand_ms) = match budget.soft.or(budget.hard) {
             Some(time) => {
                 let ms = time.as_millis() as usize;
                 (
-                    (ms * REGEN_MOVES_PER_MS).clamp(20_000, defaults.regen_budget),
-                    (ms * 200).clamp(5_000, defaults.rejuvenate_budget),
+                    (ms * REPLAY_MOVES_PER_MS).clamp(20_000, defaults.replay_budget),
                     (ms * CHILDREN_PER_MS).clamp(5_000, defaults.max_children),
                     (ms as u64 / 4).max(1),
                 )
             }
-            None => (defaults.regen_budget, defaults.rejuvenate_budget, defaults.max_children, 0),
+            None => (defaults.replay_budget, defaults.max_children, 0),
         };
         BeliefConfig {
             hash_mib: self.hash_mib,
             seed: self.seed,
-            regen_budget: regen,
-            rejuvenate_budget: rejuvenate,
+            replay_budget: replay,
             max_worlds: children * defaults.max_worlds / defaults.max_children,
             max_children: children,
             expand_ms,

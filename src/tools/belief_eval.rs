@@ -10,9 +10,9 @@
 //! time of every [`Belief::update`] call; and `rule_misses`, the times the truth was missing where
 //! the rules say it cannot be (an exact set, or the look-ahead bound's verdict on later views).
 
-use crate::belief::baseline::Baseline;
+use super::baseline::Baseline;
 use crate::belief::lookahead::Lookahead;
-use crate::belief::{same_world, Belief, BeliefConfig, OpponentModel, Truncation};
+use crate::belief::{same_world, Belief, BeliefConfig, OpponentModel};
 use crate::core::{Color, Variant};
 use crate::rules::{Game, Played, Position};
 use crate::view::SimplePlayer;
@@ -57,10 +57,6 @@ pub struct BeliefEvalArgs {
     /// Children each opponent update may generate (default: the engine's).
     #[arg(long)]
     pub max_children: Option<usize>,
-    /// Children each opponent update may gather per child it keeps, the heaviest kept (default: the
-    /// engine's).
-    #[arg(long)]
-    pub gather: Option<f64>,
     /// Most work an opponent update may spend per child it may generate (default: the engine's).
     #[arg(long)]
     pub work_per_child: Option<u64>,
@@ -72,18 +68,13 @@ pub struct BeliefEvalArgs {
     /// to the next update (default: the engine's).
     #[arg(long)]
     pub work_now_share: Option<f64>,
-    /// Most moves a regeneration may look at before it falls back (default: the engine's).
+    /// Most moves the replays of one update may look at before the belief falls back (default:
+    /// the engine's).
     #[arg(long)]
-    pub regen_budget: Option<usize>,
-    /// Never give a narrow sample a replay from the older checkpoints (the engine does).
-    #[arg(long)]
-    pub no_narrow_replay: bool,
+    pub replay_budget: Option<usize>,
     /// Opponent model: uniform, adaptive, or capture-bias:BIAS (a number) (default: the engine's).
     #[arg(long, value_parser = parse_model)]
     pub model: Option<OpponentModel>,
-    /// How a set too large is cut: heaviest or systematic (default: the engine's).
-    #[arg(long)]
-    pub truncate: Option<String>,
     /// Handed-out worlds replayed against the whole history after every update.
     #[arg(long, default_value_t = 4)]
     pub check: usize,
@@ -120,9 +111,6 @@ impl BeliefEvalArgs {
         if let Some(n) = self.max_children {
             cfg.max_children = n;
         }
-        if let Some(n) = self.gather {
-            cfg.gathered_per_child = n;
-        }
         if let Some(n) = self.work_per_child {
             cfg.work_per_child = n;
         }
@@ -132,14 +120,8 @@ impl BeliefEvalArgs {
         if let Some(share) = self.work_now_share {
             cfg.work_now_share = share;
         }
-        if let Some(n) = self.regen_budget {
-            cfg.regen_budget = n;
-        }
-        cfg.narrow_replay = !self.no_narrow_replay;
-        match self.truncate.as_deref() {
-            Some("systematic") => cfg.truncation = Truncation::Systematic,
-            Some("heaviest") => cfg.truncation = Truncation::Heaviest,
-            _ => {}
+        if let Some(n) = self.replay_budget {
+            cfg.replay_budget = n;
         }
         if let Some(model) = self.model {
             cfg.model = model;
@@ -176,8 +158,10 @@ pub struct EvalStats {
     pub lost: usize,
     /// Seeds of the games in which a belief fell back (to rerun one with `--games 1 --seed S`).
     pub lost_games: Vec<u64>,
-    /// Regenerations.
+    /// Times a belief ran dry and a replay from its checkpoints refilled it.
     pub regenerated: usize,
+    /// Times a replay topped up a belief whose sample had narrowed.
+    pub topped_up: usize,
     /// Times the truth was missing where the rules say it cannot be: from a set the belief
     /// called exact, or rejected by the look-ahead bound for later views it did reach. Either
     /// means the belief disagrees with the rules (both kinds found real errors).
@@ -279,6 +263,7 @@ impl Tracker {
         let report = self.belief.update(&self.info);
         stats.update_ms.push(t.elapsed().as_secs_f64() * 1e3);
         stats.regenerated += report.regenerated;
+        stats.topped_up += (report.topped_up > 0) as usize;
         stats.lineage_dropped += report.lineage_dropped as usize;
         stats.memory_max = stats.memory_max.max(self.belief.bytes());
         self.baseline.update(&self.info);
@@ -400,12 +385,13 @@ pub fn run(args: &BeliefEvalArgs, out: &mut impl Write) -> Result<EvalStats> {
     let n = stats.support.0.max(1) as f64;
     writeln!(
         out,
-        "belief-eval detail exact={:.4} mean_worlds={:.1} truth_drops={} miss_run_mean={:.1} miss_run_max={} regenerated={} checked_worlds={} update_ms_max={:.1} update_ms_total={:.0} memory_mib_max={:.1} lineage_dropped={} rule_misses={} lost_games={}",
+        "belief-eval detail exact={:.4} mean_worlds={:.1} truth_drops={} miss_run_mean={:.1} miss_run_max={} topped_up={} regenerated={} checked_worlds={} update_ms_max={:.1} update_ms_total={:.0} memory_mib_max={:.1} lineage_dropped={} rule_misses={} lost_games={}",
         stats.exact as f64 / n,
         stats.worlds as f64 / n,
         stats.miss_runs.len(),
         stats.miss_run_mean(),
         stats.miss_runs.iter().max().unwrap_or(&0),
+        stats.topped_up,
         stats.regenerated,
         stats.checked.0,
         stats.update_quantile(1.0),

@@ -2,6 +2,7 @@
 //! signature), `murk belief-eval` (the belief against the referee), `murk perft` (move counts)
 //! and `murk view` (one side's view of a position).
 
+mod baseline;
 pub mod belief_eval;
 pub mod bench;
 pub mod perft;

@@ -264,20 +264,6 @@ fn parents_left_for_the_next_update_complete_the_exact_set_there() {
 }
 
 #[test]
-fn a_cut_belief_gets_back_to_the_exact_set_when_observations_allow() {
-    // Tiny samples, so that sets are cut while they are still small enough to enumerate; a
-    // resync budget that lets them come back.
-    let cfg = BeliefConfig { max_worlds: 10, max_children: 20, resync_budget: 200_000, ..unlimited() };
-    let compared = against_brute_force(&cfg, 3000..3006, 30, |what, belief, report, truth| {
-        if report.resynced > 0 {
-            assert_same_worlds(belief, truth, &format!("{what} after a resync"));
-        }
-        report.resynced > 0
-    });
-    assert!(compared >= 20, "only {compared} resynced beliefs compared");
-}
-
-#[test]
 fn sampled_beliefs_hand_out_only_worlds_that_replay_through_the_history() {
     let cfg = BeliefConfig { max_worlds: 300, max_children: 900, lineage: true, ..BeliefConfig::default() };
     let mut rng = crate::support::rng(5);
@@ -599,24 +585,12 @@ fn a_lost_belief_falls_back_says_so_and_keeps_playing() {
 
 #[test]
 fn a_lost_belief_gets_back_onto_the_whole_history_once_it_can() {
-    // One world and no regeneration budget: the belief soon loses track and falls back. Given
-    // room again, it gets back onto the whole history (by a resync, a regeneration, or a replay
-    // from the checkpoints it kept on it), and every world it then holds replays from the start.
-    let cfg = BeliefConfig {
-        max_worlds: 1,
-        max_children: 1,
-        regen_budget: 0,
-        rejuvenate_budget: 0,
-        lineage: true,
-        ..BeliefConfig::default()
-    };
-    let roomy_cfg = BeliefConfig {
-        max_worlds: 25_000,
-        max_children: 120_000,
-        regen_budget: 20_000_000,
-        rejuvenate_budget: 100_000,
-        ..cfg.clone()
-    };
+    // One world and no replay budget: the belief soon loses track and falls back. Given room
+    // again, it gets back onto the whole history (by a replay from the checkpoints it kept on it), and every world it then holds replays from the start.
+    let cfg =
+        BeliefConfig { max_worlds: 1, max_children: 1, replay_budget: 0, lineage: true, ..BeliefConfig::default() };
+    let roomy_cfg =
+        BeliefConfig { max_worlds: 25_000, max_children: 120_000, replay_budget: 20_000_000, ..cfg.clone() };
     let mut rng = crate::support::rng(9);
     let (mut lost, mut back, mut by_replay) = (0, 0, 0);
     for variant in Variant::ALL {
@@ -652,18 +626,6 @@ fn a_lost_belief_gets_back_onto_the_whole_history_once_it_can() {
     assert!(by_replay >= 3, "only {by_replay} got back by replaying from the checkpoints");
 }
 
-/// [`eval_args`] without the deadline on gathering children, so that the games' beliefs are the
-/// same on any machine, however busy (the tests that replay a known game need them so).
-fn replayable_eval_args(
-    variant: Variant,
-    white: SimplePlayer,
-    black: SimplePlayer,
-    games: usize,
-    seed: u64,
-) -> BeliefEvalArgs {
-    BeliefEvalArgs { expand_ms: Some(0), ..eval_args(variant, white, black, games, seed) }
-}
-
 /// `belief-eval`'s default settings for `games` games from seed `seed`, every world replayed.
 fn eval_args(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: usize, seed: u64) -> BeliefEvalArgs {
     BeliefEvalArgs {
@@ -676,14 +638,11 @@ fn eval_args(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: 
         hash: None,
         max_worlds: None,
         max_children: None,
-        gather: None,
         work_per_child: None,
         expand_ms: None,
         work_now_share: None,
-        regen_budget: None,
-        no_narrow_replay: false,
+        replay_budget: None,
         model: None,
-        truncate: None,
         check: 4,
     }
 }
@@ -735,24 +694,33 @@ fn a_small_belief_eval_run_beats_the_baseline_and_hands_out_consistent_worlds() 
 }
 
 /// A belief's worlds, checkpoints and lines of moves stay within a small `Hash` (its worlds are
-/// fewer, its lines compacted more often), and the worlds it hands out still replay, also when
-/// its expansions gather twice the children they keep. (Without the lines' bound, dark-chess
-/// held 1.1 MiB of 1.)
+/// fewer, its lines compacted more often), and every world it hands out while on the whole
+/// history replays through it.
 #[test]
 fn a_belief_stays_within_a_small_hash_and_its_worlds_still_replay() {
-    for (variant, hash_mib, gather) in
-        [(Variant::DarkChess, 1, None), (Variant::DarkCrazyhouse, 2, None), (Variant::DarkChess, 1, Some(2.0))]
-    {
-        let args = BeliefEvalArgs {
-            hash: Some(hash_mib),
-            gather,
-            ..replayable_eval_args(variant, SimplePlayer::Random, SimplePlayer::Random, 3, 1)
-        };
-        let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
-        assert!(stats.memory_max <= hash_mib << 20, "{variant} {gather:?}: {} bytes", stats.memory_max);
-        assert_eq!(stats.lineage_dropped, 0, "{variant} {gather:?}");
-        assert!(stats.checked.0 > 0, "{variant} {gather:?}: nothing replayed");
-        assert_eq!(stats.checked.0, stats.checked.1, "{variant} {gather:?}: handed-out worlds that do not replay");
+    let mut rng = crate::support::rng(6);
+    for (variant, hash_mib) in [(Variant::DarkChess, 1), (Variant::DarkCrazyhouse, 2)] {
+        let cfg = BeliefConfig { hash_mib, lineage: true, ..BeliefConfig::default() };
+        let (mut checked, mut most) = (0, 0);
+        for seed in 0..3 {
+            let mut t = Tracked::new(&Position::start(variant), &cfg);
+            random_game(variant, 5000 + seed, 200, |step| {
+                t.step(step);
+                for belief in &t.beliefs {
+                    most = most.max(belief.bytes());
+                    if !belief.is_anchored() {
+                        continue;
+                    }
+                    for i in belief.worlds().systematic(4, &mut rng) {
+                        let outcome = belief.check_world(i).expect("lineage kept");
+                        assert!(outcome.is_ok(), "{variant} seed {seed}: {outcome:?}");
+                        checked += 1;
+                    }
+                }
+            });
+        }
+        assert!(most <= hash_mib << 20, "{variant}: a belief held {most} bytes");
+        assert!(checked > 1000, "{variant}: only {checked} worlds replayed");
     }
 }
 
@@ -775,78 +743,175 @@ fn a_belief_whose_expansions_run_out_of_time_still_hands_out_worlds_that_replay(
     assert_eq!(hurried.rule_misses, 0);
 }
 
-/// With `Hash` at 1 MiB, the lines of the worlds held in dark-crazyhouse random-vs-random game 3
-/// outgrow their eighth of it even compacted: the belief gives them up, says so, stays within
-/// `Hash` and plays the game out. (The lines outgrew it while regenerations ran; the replay a
-/// narrow sample gets spares this game's beliefs those, so it is off here.)
-#[test]
-fn a_belief_whose_lines_outgrow_their_share_gives_them_up_and_plays_on() {
-    let args = BeliefEvalArgs {
-        hash: Some(1),
-        no_narrow_replay: true,
-        ..replayable_eval_args(Variant::DarkCrazyhouse, SimplePlayer::Random, SimplePlayer::Random, 1, 3)
+/// The limits of the recorded belief histories in `tests/data/belief`: a sample so small that
+/// it loses the truth often, with replays from the checkpoints as its way back.
+fn small_sample() -> BeliefConfig {
+    BeliefConfig {
+        max_worlds: 40,
+        max_children: 200,
+        min_worlds: 8,
+        replay_budget: 2_000_000,
+        expand_ms: 0,
+        lineage: true,
+        ..BeliefConfig::default()
+    }
+}
+
+/// One player's events as lines of text: `variant`, `side`, then `own MOVE OBSERVATION`,
+/// `opponent OBSERVATION` and `bounce SQUARE` (observations as the protocol's `observe` line has
+/// them), from the start position.
+fn history_text(info: &InfoState) -> String {
+    let variant = info.variant();
+    let mut text = format!("variant {variant}\nside {}\n", info.side().name());
+    for event in info.events() {
+        let line = match event {
+            Event::Own { mv, obs } => format!("own {} {}", mv.to_uci(variant), obs.to_args()),
+            Event::Opponent { obs } => format!("opponent {}", obs.to_args()),
+            Event::Bounce { square } => format!("bounce {square}"),
+        };
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+/// The information states after each event of a recorded history (see [`history_text`]).
+fn read_history(text: &str) -> Vec<InfoState> {
+    let mut lines = text.lines().filter(|l| !l.is_empty() && !l.starts_with('#'));
+    let field = |line: Option<&str>, name: &str| {
+        line.and_then(|l| l.strip_prefix(name)).map(str::trim).unwrap_or_else(|| panic!("no {name} line")).to_string()
     };
-    let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
-    assert_eq!(stats.lineage_dropped, 1);
-    assert!(stats.memory_max <= 1 << 20, "{} bytes", stats.memory_max);
-    assert!(stats.plies > 100, "{} plies", stats.plies);
-    let report = UpdateReport { lineage_dropped: true, ..UpdateReport::default() };
-    assert!(report.info_string().is_some_and(|s| s.contains("Hash")), "{:?}", report.info_string());
+    let variant: Variant = field(lines.next(), "variant").parse().expect("a variant");
+    let side = Color::from_name(&field(lines.next(), "side")).expect("a side");
+    let mut info = InfoState::new(Position::start(variant), side);
+    let mut states = Vec::new();
+    for line in lines {
+        let (word, rest) = line.split_once(' ').expect("an event and its arguments");
+        match word {
+            "own" => {
+                let (mv, obs) = rest.split_once(' ').expect("a move and an observation");
+                info.send_move(Move::parse(mv, variant).expect("a move")).expect("a move legal from the view");
+                info.observe(Observation::parse_args(variant, side, obs).expect("an observation")).expect("accepted");
+            }
+            "opponent" => {
+                info.observe(Observation::parse_args(variant, side, rest).expect("an observation")).expect("accepted");
+            }
+            "bounce" => {
+                let square = sq(rest);
+                let drop = info.legal_moves().iter().copied().find(|m| m.is_drop() && m.to == square);
+                info.send_move(drop.expect("a drop onto the square")).expect("a drop legal from the view");
+                info.bounce(square).expect("bounce accepted");
+            }
+            _ => panic!("unknown event '{word}'"),
+        }
+        states.push(info.clone());
+    }
+    states
 }
 
-/// Dark-chess random-vs-random game 479 (as `belief-eval --games 1 --seed 479` plays it): Black's
-/// belief lost the truth early (a White knight's three moves in the opening) and ran dry at
-/// event 68, where every regeneration fails; rerouting that knight in a remembered world's line
-/// finds consistent worlds, so the belief never falls back (it did before rerouting).
+/// Feeds the recorded history `name` event by event to a belief with [`small_sample`]'s limits
+/// and returns what the last update did, checking that every world it holds replays from the
+/// start (unless it fell back).
+fn last_update_of(name: &str) -> (UpdateReport, Belief) {
+    let path = format!("{}/tests/data/belief/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    let states = read_history(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}")));
+    let (last, before) = states.split_last().expect("events");
+    let mut belief = Belief::new(&InfoState::new(last.start().clone(), last.side()), small_sample());
+    for info in before {
+        belief.update(info);
+    }
+    let report = belief.update(last);
+    if belief.is_anchored() {
+        for i in 0..belief.len() {
+            let outcome = belief.check_world(i).expect("lineage kept");
+            assert!(outcome.is_ok(), "{name}: {outcome:?}");
+        }
+    }
+    (report, belief)
+}
+
+/// The last event of this history refutes every world of the sample; the belief replays from
+/// its checkpoints and finds worlds consistent with the whole history.
 #[test]
-fn rerouting_a_remembered_line_saves_a_belief_every_regeneration_loses() {
-    assert_regenerated_without_fallback(&replayable_eval_args(
-        Variant::DarkChess,
-        SimplePlayer::Random,
-        SimplePlayer::Random,
-        1,
-        479,
-    ));
+fn a_sample_that_runs_dry_is_refilled_by_a_replay_from_the_checkpoints() {
+    let (report, belief) = last_update_of("dry");
+    assert_eq!((report.regenerated, report.fallbacks), (1, 0), "{report:?}");
+    assert!(belief.is_anchored() && !belief.is_empty());
+    assert!(report.info_string().is_some_and(|s| s.contains("regenerated")), "{:?}", report.info_string());
 }
 
-/// Dark-crazyhouse greedy-vs-greedy game 159: Black's belief runs dry at event 67, a drop that
-/// bounces on c8, where every held world's bishop had left; in the truth a knight dropped on a7
-/// took on c8 and stayed, a second bishop took on a6, and a pawn was dropped 20 plies earlier. No
-/// choice of pieces to reroute reaches that: it takes a few moves of any piece changed over the
-/// latest levels (edits), which the rerouting tries last, so the belief never falls back (it did
-/// before the edits). (The replay a narrow sample gets keeps this belief from running dry at
-/// all, so it is off here, to reach the rerouting.)
+/// The last event of this history narrows the sample below `min_worlds`; a replay from the older
+/// checkpoints adds worlds to it.
 #[test]
-fn rerouting_with_edits_saves_a_crazyhouse_belief_no_choice_of_pieces_can() {
-    let args = BeliefEvalArgs {
-        no_narrow_replay: true,
-        ..replayable_eval_args(Variant::DarkCrazyhouse, SimplePlayer::Greedy, SimplePlayer::Greedy, 1, 159)
-    };
-    assert_regenerated_without_fallback(&args);
+fn a_narrow_sample_is_topped_up_by_a_replay_from_the_older_checkpoints() {
+    let (report, belief) = last_update_of("narrow");
+    assert!(report.topped_up > 0 && report.regenerated == 0 && report.fallbacks == 0, "{report:?}");
+    assert!(belief.is_anchored());
 }
 
-/// Dark-crazyhouse random-vs-random game 156: White's belief lost the truth early and its sample
-/// narrowed to a handful of worlds; it ran dry at event 101 and, regenerated from checkpoints as
-/// narrow, again at event 107, where 30 s of regeneration found nothing and it fell back. A
-/// narrow sample is now given, once, the worlds a replay from the older checkpoints finds, and
-/// the belief never falls back (it did before).
+/// The last event of this history refutes every world, and no replay from the checkpoints
+/// finds one: the belief falls back to worlds that agree with the latest events, and says so.
 #[test]
-fn a_narrow_sample_replayed_from_older_checkpoints_does_not_fall_back() {
-    let args = replayable_eval_args(Variant::DarkCrazyhouse, SimplePlayer::Random, SimplePlayer::Random, 1, 156);
-    let stats = eval::run(&args, &mut Vec::new()).expect("belief-eval runs");
-    assert_eq!(stats.lost, 0, "fell back");
-    assert_eq!(stats.consistent(), 1.0);
-    assert_eq!(stats.rule_misses, 0);
+fn a_belief_no_replay_can_save_falls_back_to_the_latest_events() {
+    let (report, belief) = last_update_of("fallback");
+    assert_eq!(report.fallbacks, 1, "{report:?}");
+    assert!(!belief.is_anchored() && belief.lost() == 1 && !belief.is_empty());
+    assert!(report.info_string().is_some_and(|s| s.contains("lost track")), "{:?}", report.info_string());
 }
 
-/// Plays the one game of `args` as `belief-eval` does and checks that its beliefs ran dry but
-/// never fell back, and that every world they handed out replays.
-fn assert_regenerated_without_fallback(args: &BeliefEvalArgs) {
-    let stats = eval::run(args, &mut Vec::new()).expect("belief-eval runs");
-    assert!(stats.regenerated > 0, "the game's beliefs never ran dry");
-    assert_eq!(stats.lost, 0, "fell back");
-    assert_eq!(stats.consistent(), 1.0);
-    assert_eq!(stats.rule_misses, 0);
+/// Earlier in this history the belief fell back; at its last event a replay from the anchored
+/// checkpoints, guided by the views since, gets it back onto the whole history.
+#[test]
+fn a_fallen_back_belief_gets_back_by_a_replay_from_the_checkpoints() {
+    let (report, belief) = last_update_of("reanchor");
+    assert_eq!(report.reanchored, 1, "{report:?}");
+    assert!(belief.is_anchored() && belief.lost() >= 1);
+    assert!(
+        report.info_string().is_some_and(|s| s.contains("back on the whole history")),
+        "{:?}",
+        report.info_string()
+    );
+}
+
+/// Writes the recorded histories above: plays random games with [`small_sample`]'s beliefs and
+/// keeps, for each recovery step, the first history whose last event made the belief take it
+/// (`cargo test --release --test murk record_belief_histories -- --ignored`).
+#[test]
+#[ignore]
+fn record_belief_histories() {
+    let dir = format!("{}/tests/data/belief", env!("CARGO_MANIFEST_DIR"));
+    std::fs::create_dir_all(&dir).expect("a folder for the histories");
+    let mut wanted: Vec<&str> = vec!["dry", "narrow", "fallback", "reanchor"];
+    'games: for seed in 0..400 {
+        for variant in Variant::ALL {
+            let mut t = Tracked::new(&Position::start(variant), &small_sample());
+            random_game(variant, 7000 + seed, 160, |step| {
+                let reports = t.step(step);
+                for (c, report) in reports.iter().enumerate() {
+                    let step = if report.fallbacks > 0 {
+                        "fallback"
+                    } else if report.reanchored > 0 {
+                        "reanchor"
+                    } else if report.regenerated > 0 {
+                        "dry"
+                    } else if report.topped_up > 0 {
+                        "narrow"
+                    } else {
+                        continue;
+                    };
+                    if report.events == 1 && wanted.contains(&step) {
+                        wanted.retain(|w| *w != step);
+                        std::fs::write(format!("{dir}/{step}.txt"), history_text(&t.infos[c])).expect("written");
+                        eprintln!("{step}: {variant} seed {} side {c}", 7000 + seed);
+                    }
+                }
+            });
+            if wanted.is_empty() {
+                break 'games;
+            }
+        }
+    }
+    assert!(wanted.is_empty(), "no history found for {wanted:?}");
 }
 
 /// The 1,000-game measurement of the issue, per variant, random against random and greedy

@@ -1,7 +1,7 @@
 //! The naive baseline belief-eval compares against: enemy pieces stay where they were last seen,
 //! and the enemy pieces not placed that way are spread evenly over the rest of the fog.
 
-use super::marginals::Content;
+use crate::belief::Content;
 use crate::core::{Color, MoveKind, Piece, Role, Square};
 use crate::view::{Event, InfoState, SquareView, View};
 
