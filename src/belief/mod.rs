@@ -406,7 +406,8 @@ impl Belief {
             Event::Bounce { square } => after_bounce(&self.set, side, square),
         };
         let before = std::mem::replace(&mut self.set, next);
-        let seeds = before.head(64);
+        // A set that ran dry is refilled, or its fallback made, from the worlds before.
+        let seeds = self.set.is_empty().then(|| before.head(64));
         if was_exact && !self.exact {
             self.checkpoints.clear();
         }
@@ -414,7 +415,7 @@ impl Belief {
             let (sample, _) = self.cfg.limits();
             self.save_checkpoint(Checkpoint::new(k, before, was_exact, !self.fallen_back), sample);
         }
-        if self.set.is_empty() {
+        if let Some(seeds) = seeds {
             self.recover(&seeds, report);
         }
         let total = self.set.total_weight();

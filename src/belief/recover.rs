@@ -226,7 +226,7 @@ impl Belief {
                     (self.checkpoints[i].events, self.checkpoints[i].exact, self.checkpoints[i].anchored);
                 let keep = self.kept_per_level(events, share).min(most).min(cap);
                 let roots = self.checkpoints[i].set.clone();
-                let found = self.replay_from(&roots, events, keep, ranking, &mut share);
+                let found = self.replay_from(roots, events, keep, ranking, &mut share);
                 budget += share;
                 if let Some((set, uncut)) = found {
                     return Some(Replayed { set, exact: exact && uncut, anchored });
@@ -249,7 +249,7 @@ impl Belief {
     /// no level was cut; `None` if no world is left or the budget runs out.
     fn replay_from(
         &mut self,
-        roots: &WorldSet,
+        roots: WorldSet,
         from: usize,
         keep: usize,
         ranking: Ranking,
@@ -262,7 +262,7 @@ impl Belief {
         // it holds still leave too little.
         let mark = self.lineage.as_ref().map_or(0, |l| l.len());
         let room = self.lineage_room();
-        let mut set = roots.clone();
+        let mut set = roots;
         let mut uncut = true;
         let lookaheads = Lookahead::after_each(&self.history, from, side);
         let replayed = 'replay: {
@@ -339,7 +339,7 @@ impl Belief {
             let mut share = budget / 2;
             budget -= share;
             let keep = self.kept_per_level(k - window, share).min(self.cfg.limits().1);
-            let found = self.replay_from(&roots, k - window, keep, Ranking::Nearest, &mut share);
+            let found = self.replay_from(roots, k - window, keep, Ranking::Nearest, &mut share);
             budget += share;
             if let Some((set, _)) = found {
                 self.set = set;
