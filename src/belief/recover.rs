@@ -107,7 +107,7 @@ pub(super) struct Replayed {
 impl Belief {
     /// Keeps `cp` as the newest checkpoint (cut to `sample` worlds unless it is exact); past
     /// [`RING`], drops the one whose loss leaves the smallest gap for its age (never the oldest,
-    /// the exact set, nor the newest), so the kept ones are spaced more widely the older they are.
+    /// which is the last exact set, nor the newest), so the older ones are spaced more widely.
     pub(super) fn save_checkpoint(&mut self, mut cp: Checkpoint, sample: usize) {
         if !cp.exact && cp.set.len() > sample {
             cp.set.keep_heaviest(sample, &mut self.rng);
