@@ -130,6 +130,18 @@ fn king_on_rank_1(truth: &HashMap<String, (Position, f64)>) -> f64 {
     truth.values().filter(|(w, _)| w.king(Color::Black).is_some_and(|k| k.rank() == 0)).map(|(_, p)| p / total).sum()
 }
 
+/// Replays the worlds at `picks` of `belief` (which keeps lineage) through the whole history,
+/// failing with `what` on any that does not reproduce it; returns how many were replayed.
+fn assert_replay(belief: &Belief, picks: impl IntoIterator<Item = usize>, what: &str) -> usize {
+    let mut replayed = 0;
+    for i in picks {
+        let outcome = belief.check_world(i).expect("lineage kept");
+        assert!(outcome.is_ok(), "{what}: {outcome:?}");
+        replayed += 1;
+    }
+    replayed
+}
+
 /// Both players' information states and beliefs, fed from seeded random games.
 struct Tracked {
     infos: [InfoState; 2],
@@ -289,11 +301,11 @@ fn sampled_beliefs_hand_out_only_worlds_that_replay_through_the_history() {
                     if !belief.is_anchored() {
                         continue;
                     }
-                    for i in belief.worlds().systematic(8, &mut rng) {
-                        let outcome = belief.check_world(i).expect("lineage kept");
-                        assert!(outcome.is_ok(), "{variant} seed {seed}: {outcome:?}");
-                        checked += 1;
-                    }
+                    checked += assert_replay(
+                        belief,
+                        belief.worlds().systematic(8, &mut rng),
+                        &format!("{variant} seed {seed}"),
+                    );
                     assert_eq!(belief.sample(4, &mut rng).len(), 4);
                 }
             });
@@ -608,10 +620,11 @@ fn a_lost_belief_gets_back_onto_the_whole_history_once_it_can() {
                     if roomy[c] && !returned[c] && belief.is_anchored() {
                         returned[c] = true;
                         back += 1;
-                        for i in belief.worlds().systematic(8, &mut rng) {
-                            let outcome = belief.check_world(i).expect("lineage kept");
-                            assert!(outcome.is_ok(), "{variant} seed {seed}: {outcome:?}");
-                        }
+                        assert_replay(
+                            belief,
+                            belief.worlds().systematic(8, &mut rng),
+                            &format!("{variant} seed {seed}"),
+                        );
                     }
                     if belief.lost() > 0 && !roomy[c] {
                         lost += 1;
@@ -711,11 +724,11 @@ fn a_belief_stays_within_a_small_hash_and_its_worlds_still_replay() {
                     if !belief.is_anchored() {
                         continue;
                     }
-                    for i in belief.worlds().systematic(4, &mut rng) {
-                        let outcome = belief.check_world(i).expect("lineage kept");
-                        assert!(outcome.is_ok(), "{variant} seed {seed}: {outcome:?}");
-                        checked += 1;
-                    }
+                    checked += assert_replay(
+                        belief,
+                        belief.worlds().systematic(4, &mut rng),
+                        &format!("{variant} seed {seed}"),
+                    );
                 }
             });
         }
@@ -822,10 +835,7 @@ fn last_update_of(name: &str) -> (UpdateReport, Belief) {
     }
     let report = belief.update(last);
     if belief.is_anchored() {
-        for i in 0..belief.len() {
-            let outcome = belief.check_world(i).expect("lineage kept");
-            assert!(outcome.is_ok(), "{name}: {outcome:?}");
-        }
+        assert_replay(&belief, 0..belief.len(), name);
     }
     (report, belief)
 }
