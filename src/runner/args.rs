@@ -174,12 +174,22 @@ impl GameArgs {
     }
 
     /// Parses the `--engine` specs (built-ins run `murk_exe`) and gives them their stderr logs.
-    pub fn specs(&self, engines: &[String], murk_exe: &std::path::Path) -> Result<Vec<EngineSpec>> {
+    /// A Mistboard engine needs a time to move (its protocol has no node budget): under
+    /// `--nodes` it must have its own `st=` or `tc=`.
+    pub fn specs(&self, engines: &[String], murk_exe: &std::path::Path, tc: TimeControl) -> Result<Vec<EngineSpec>> {
         let mut specs = engines
             .iter()
             .enumerate()
             .map(|(i, text)| EngineSpec::parse(text, murk_exe).with_context(|| format!("--engine {}", i + 1)))
             .collect::<Result<Vec<_>>>()?;
+        for (i, spec) in specs.iter().enumerate() {
+            if spec.protocol.is_mistboard() && matches!(spec.tc.unwrap_or(tc), TimeControl::Nodes(_)) {
+                bail!(
+                    "--engine {}: a Mistboard engine is given a time, not nodes: add st=<seconds> to its spec",
+                    i + 1
+                );
+            }
+        }
         if let Some(dir) = &self.engine_log {
             std::fs::create_dir_all(dir).with_context(|| format!("cannot create --engine-log {}", dir.display()))?;
             assign_logs(&mut specs, dir);
@@ -204,13 +214,14 @@ impl MatchArgs {
         if self.games == 0 {
             bail!("--games must be at least 1");
         }
+        let games_cfg = self.common.config()?;
         let [a, b]: [EngineSpec; 2] = self
             .common
-            .specs(&self.engines, murk_exe)?
+            .specs(&self.engines, murk_exe, games_cfg.tc)?
             .try_into()
             .map_err(|_| anyhow::anyhow!("give exactly two --engine options"))?;
         let sprt = self.sprt.as_ref().map(|words| Sprt::parse(&words.join(" "))).transpose()?;
-        Ok(MatchConfig { games_cfg: self.common.config()?, specs: [a, b], games: self.games, sprt })
+        Ok(MatchConfig { games_cfg, specs: [a, b], games: self.games, sprt })
     }
 }
 
@@ -232,9 +243,10 @@ impl TournamentArgs {
         if self.resume && self.common.seed.is_none() {
             bail!("--resume needs the --seed of the interrupted run (it printed it at the start)");
         }
+        let games_cfg = self.common.config()?;
         Ok(TournamentConfig {
-            games_cfg: self.common.config()?,
-            specs: self.common.specs(&self.engines, murk_exe)?,
+            specs: self.common.specs(&self.engines, murk_exe, games_cfg.tc)?,
+            games_cfg,
             format: self.format,
             rounds: self.rounds,
             games_per_pair: self.games_per_pair,

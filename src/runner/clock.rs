@@ -2,6 +2,7 @@
 //! to receiving `bestmove`; the engine's own claims are never trusted.
 
 use crate::core::Color;
+use crate::search::limits::clock_budget;
 use std::fmt;
 use std::time::Duration;
 
@@ -123,6 +124,28 @@ impl Clocks {
         if let TimeControl::Clock { inc_ms, .. } = self.tc[side.index()] {
             let left = &mut self.left_ms[side.index()];
             *left = left.saturating_sub(used.as_millis() as u64) + inc_ms;
+        }
+    }
+
+    /// `side`'s own clock for a Mistboard request: milliseconds left (`None` without a clock)
+    /// and the increment.
+    pub fn own_clock(&self, side: Color) -> (Option<u64>, u64) {
+        match self.tc[side.index()] {
+            TimeControl::Clock { inc_ms, .. } => (Some(self.left_ms[side.index()]), inc_ms),
+            _ => (None, 0),
+        }
+    }
+
+    /// The time `side`'s move is meant to take, for a Mistboard engine's `computeBudgetMs`: the
+    /// move time, or the share of its clock a line-protocol Murk would spend (protocol.md
+    /// section 8); under a node budget, the stall limit.
+    pub fn budget_ms(&self, side: Color) -> u64 {
+        match self.tc[side.index()] {
+            TimeControl::Clock { inc_ms, .. } => {
+                clock_budget(self.left_ms[side.index()], inc_ms, None, 0).0.as_millis() as u64
+            }
+            TimeControl::MoveTime(ms) => ms,
+            TimeControl::Nodes(_) => self.stall.as_millis() as u64,
         }
     }
 

@@ -1,9 +1,15 @@
-//! One engine as the runner holds it: its channel, its name, the options it declared, and a log
-//! of every line exchanged (what the game record keeps). The UCI handshake lives here.
+//! One line-protocol engine as the runner holds it: its channel, its name, the options it
+//! declared, and a log of every line exchanged (what the game record keeps). The UCI handshake
+//! and the lines of a game (protocol.md sections 3-8) live here.
 
+use super::clock::Clocks;
+use super::contestant::{AskError, Contestant, GameStart, Wire};
 use super::io::{EngineIo, IoFailure, Process};
+use super::record::Forfeit;
 use super::spec::EngineSpec;
-use crate::core::Variant;
+use crate::core::{Color, Square, Variant};
+use crate::rules::Position;
+use crate::view::Observation;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
@@ -56,13 +62,27 @@ pub enum StartError {
         /// The values its `UCI_Variant` combo declared.
         offered: Vec<String>,
     },
+    /// A Mistboard engine answered its first request with an error naming the game.
+    #[error("the engine does not play {variant}: it answered {answer}")]
+    Refused {
+        /// The game of the match.
+        variant: &'static str,
+        /// Its answer.
+        answer: String,
+    },
+    /// A Mistboard engine's first answer is not a move.
+    #[error("the engine's first answer is not a move: {0}")]
+    FirstAnswer(String),
 }
 
 impl StartError {
     /// The channel failure behind the error (a failed spawn counts as closed).
     pub fn failure(&self) -> IoFailure {
         match self {
-            StartError::Spawn { .. } | StartError::Variant { .. } => IoFailure::Closed,
+            StartError::Spawn { .. }
+            | StartError::Variant { .. }
+            | StartError::Refused { .. }
+            | StartError::FirstAnswer(_) => IoFailure::Closed,
             StartError::Handshake { failure, .. } => *failure,
         }
     }
@@ -221,26 +241,6 @@ impl EngineHandle {
         Ok(())
     }
 
-    /// Starts the clock of a new game's log: later lines are stamped from now.
-    pub fn begin_game(&mut self) {
-        self.epoch = Instant::now();
-    }
-
-    /// Takes the lines logged since the last call.
-    pub fn take_log(&mut self) -> Vec<Msg> {
-        std::mem::take(&mut self.log)
-    }
-
-    /// False once the engine is known to have exited.
-    pub fn alive(&mut self) -> bool {
-        self.io.alive()
-    }
-
-    /// Sends `quit`, waits up to `grace`, then makes sure the engine is gone.
-    pub fn shutdown(mut self, grace: Duration) {
-        self.io.shutdown(grace);
-    }
-
     fn logged(&mut self, line: String) -> String {
         self.push(Dir::Out, &line);
         line
@@ -249,6 +249,101 @@ impl EngineHandle {
     fn push(&mut self, dir: Dir, line: &str) {
         let t_ms = self.epoch.elapsed().as_millis() as u64;
         self.log.push(Msg { dir, line: line.to_string(), t_ms });
+    }
+}
+
+impl Contestant for EngineHandle {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn wire(&self) -> Wire {
+        Wire::Lines
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.errors()
+    }
+
+    fn begin_game(&mut self) {
+        self.epoch = Instant::now();
+    }
+
+    /// `setoption name Seed` (if declared), `ucinewgame`, `position`, `side`, the start view,
+    /// then `isready` until `readyok`.
+    fn start_game(&mut self, game: &GameStart) -> Result<Option<u64>, IoFailure> {
+        let position = if *game.start == Position::start(game.start.variant()) {
+            "position startpos".to_string()
+        } else {
+            format!("position fen {}", game.start.to_fen())
+        };
+        let seed = self.declares("Seed").then_some(game.seed);
+        if let Some(seed) = seed {
+            self.setoption("Seed", &seed.to_string())?;
+        }
+        self.send("ucinewgame")?;
+        self.send(&position)?;
+        self.send(&format!("side {}", game.side.name()))?;
+        self.send(&format!("observe {} start", Observation::initial(game.start, game.side).to_args()))?;
+        self.sync(Instant::now() + game.stall)?;
+        Ok(seed)
+    }
+
+    /// Sends `go` with the clocks and waits for `bestmove`, skipping other lines.
+    fn ask(&mut self, clocks: &Clocks, side: Color, deadline: Instant) -> Result<String, AskError> {
+        self.drain().map_err(AskError::Io)?;
+        self.send(&clocks.go_command(side)).map_err(AskError::Io)?;
+        loop {
+            let line = self.recv(deadline).map_err(AskError::Io)?;
+            let mut words = line.split_whitespace();
+            if words.next() != Some("bestmove") {
+                continue;
+            }
+            return words
+                .next()
+                .map(str::to_string)
+                .ok_or_else(|| AskError::Reply(Forfeit::MalformedReply, "bare 'bestmove'".into()));
+        }
+    }
+
+    fn bounce(&mut self, square: Square) -> Result<(), IoFailure> {
+        self.send(&format!("bounce {square}"))
+    }
+
+    fn observe(&mut self, obs: &Observation, _landing: Option<Square>) -> Result<(), IoFailure> {
+        self.send(&format!("observe {}", obs.to_args()))
+    }
+
+    /// Sends `stop` and reads the `bestmove` (ignored: the game is over).
+    fn stop(&mut self, grace: Duration) -> bool {
+        if self.send("stop").is_err() {
+            return false;
+        }
+        let deadline = Instant::now() + grace;
+        while let Ok(line) = self.recv(deadline) {
+            if line.split_whitespace().next() == Some("bestmove") {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn end_game(&mut self, result: &str, termination: &str) {
+        let _ = self.send(&format!("gameover {result} {termination}"));
+        let _ = self.drain();
+    }
+
+    fn take_log(&mut self) -> Vec<Msg> {
+        std::mem::take(&mut self.log)
+    }
+
+    fn alive(&mut self) -> bool {
+        self.io.alive()
+    }
+
+    /// Sends `quit`, waits up to `grace`, then makes sure the engine is gone.
+    fn shutdown(mut self: Box<Self>, grace: Duration) {
+        self.io.shutdown(grace);
     }
 }
 

@@ -75,6 +75,20 @@ impl Process {
         Ok(Process { child, to_engine: Some(to_engine), from_engine, write_failed })
     }
 
+    /// Closes the engine's input (a worker ends at the end of its input), waits up to `grace`
+    /// for it to exit, then makes sure it is gone.
+    pub fn close(&mut self, grace: Duration) {
+        self.to_engine = None;
+        let end = Instant::now() + grace;
+        while Instant::now() < end {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        self.kill();
+    }
+
     fn kill(&mut self) {
         self.to_engine = None;
         let _ = self.child.kill();
@@ -113,14 +127,7 @@ impl EngineIo for Process {
 
     fn shutdown(&mut self, grace: Duration) {
         let _ = self.send("quit");
-        let end = Instant::now() + grace;
-        while Instant::now() < end {
-            if !matches!(self.child.try_wait(), Ok(None)) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        self.kill();
+        self.close(grace);
     }
 }
 

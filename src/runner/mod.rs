@@ -4,7 +4,9 @@
 //! core and sends each engine only what protocol.md says it may learn. The pieces:
 //!
 //! - [`spec`]: engine specifications (command lines with cutechess-style settings, built-ins);
+//! - [`contestant`]: an engine as the referee drives it, whatever its protocol;
 //! - [`io`] and [`engine`]: engine processes with deadlines, the handshake, the line log;
+//!   [`mistboard`]: engines that speak Mistboard's engine protocol (stdio workers, HTTP);
 //! - [`clock`]: time controls and runner-side clocks;
 //! - [`referee`]: one game on the true position, with bounces, forfeits and adjudication;
 //! - [`record`], [`pgn`]: the JSON record of every line exchanged, and PGN;
@@ -21,9 +23,11 @@
 pub mod args;
 pub mod audit;
 pub mod clock;
+pub mod contestant;
 pub mod engine;
 pub mod io;
 pub mod matches;
+pub mod mistboard;
 pub mod openings;
 pub mod outputs;
 pub mod pgn;
@@ -41,6 +45,7 @@ pub mod tournament;
 pub use args::{run_match_command, run_replay_command, run_tournament_command, MatchArgs, ReplayArgs, TournamentArgs};
 pub use audit::{audit_record, AuditError};
 pub use clock::TimeControl;
+pub use contestant::{Contestant, Wire};
 pub use engine::{EngineHandle, EngineInit};
 pub use io::{EngineIo, IoFailure};
 pub use matches::{run_match, MatchConfig, MatchSummary};

@@ -1,7 +1,9 @@
 //! The game record: how a game ended (rule outcome, forfeit or adjudication, kept apart), the true
-//! moves, and per ply exactly the lines each engine received and wrote, with times. Records are
-//! stored one JSON object per line, appended as each game ends.
+//! moves, and per ply exactly the messages each engine received and wrote, with times (protocol
+//! lines, or a Mistboard engine's JSON requests and answers). Records are stored one JSON object
+//! per line, appended as each game ends.
 
+use super::contestant::Wire;
 use super::engine::Msg;
 use crate::core::Color;
 use crate::rules::EndReason;
@@ -160,6 +162,9 @@ pub struct GameRecord {
     pub start_fen: String,
     /// The time control, as `tc 10+0.1`, `movetime 50` or `nodes 1000`.
     pub time_control: String,
+    /// The protocol of each side's log, White first (absent in older records: both lines).
+    #[serde(default)]
+    pub wire: [Wire; 2],
     /// The `Seed` option value given to each engine (White first), when it declares one.
     pub seeds: [Option<u64>; 2],
     /// `1-0`, `0-1` or `1/2-1/2`.

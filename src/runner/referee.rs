@@ -1,14 +1,18 @@
 //! The referee: plays one game between two engines on the true position. It checks every move
 //! with the rules core, answers bounces, keeps the clocks, and tells each engine only what
-//! protocol.md allows: `position`/`side` and the start view at the start, `observe` (its own view) after every ply,
-//! `bounce` after its own bounced drop, `go` with the clocks, and `gameover` at the end.
+//! protocol.md allows: the start position, its side and start view at the start, its own
+//! observation after every ply, its own bounced drops, its clock when it is asked to move, and
+//! the result at the end. How that is written (lines or Mistboard's requests) is the
+//! [`Contestant`]'s business.
 
 use super::clock::{Clocks, TimeControl};
-use super::engine::EngineHandle;
+use super::contestant::{AskError, Contestant, GameStart};
+use super::engine::Msg;
 use super::io::IoFailure;
 use super::record::{Forfeit, GameRecord, PlyRecord, SideLogs, Termination};
 use crate::core::{Color, Move};
 use crate::rules::{Game, Outcome, PlayError, Played, PlyReport, Position};
+use crate::serve::encode::landing_square;
 use crate::view::Observation;
 use std::time::{Duration, Instant};
 
@@ -68,7 +72,7 @@ fn channel_forfeit(side: Color, failure: IoFailure, waiting_for: &str) -> Ending
 }
 
 /// Plays one game: `engines[0]` is White, `engines[1]` Black (Red).
-pub fn play_game(setup: &GameSetup, engines: [&mut EngineHandle; 2]) -> GameResult {
+pub fn play_game<'a>(setup: &'a GameSetup, engines: [&'a mut dyn Contestant; 2]) -> GameResult {
     let mut referee = Referee::new(setup, engines);
     let ending = referee.run();
     referee.finish(ending)
@@ -86,6 +90,7 @@ pub fn unstarted_game(setup: &GameSetup, names: [String; 2], side: Color, failur
 
 fn blank_record(setup: &GameSetup, [white, black]: [String; 2]) -> GameRecord {
     GameRecord {
+        wire: Default::default(),
         game: setup.game,
         pair: setup.pair,
         variant: setup.start.variant().name().to_string(),
@@ -138,7 +143,7 @@ fn conclude(record: &mut GameRecord, ending: &Ending) {
 
 struct Referee<'a> {
     setup: &'a GameSetup,
-    engines: [&'a mut EngineHandle; 2],
+    engines: [&'a mut dyn Contestant; 2],
     game: Game,
     clocks: Clocks,
     record: GameRecord,
@@ -147,19 +152,21 @@ struct Referee<'a> {
 }
 
 impl<'a> Referee<'a> {
-    fn new(setup: &'a GameSetup, engines: [&'a mut EngineHandle; 2]) -> Referee<'a> {
+    fn new(setup: &'a GameSetup, engines: [&'a mut dyn Contestant; 2]) -> Referee<'a> {
         let names = [engines[0].name().to_string(), engines[1].name().to_string()];
+        let mut record = blank_record(setup, names);
+        record.wire = [engines[0].wire(), engines[1].wire()];
         Referee {
             setup,
             game: Game::new(setup.start.clone()),
             clocks: Clocks::new(setup.tc, setup.margin, setup.stall),
-            record: blank_record(setup, names),
+            record,
             unanswered: None,
             engines,
         }
     }
 
-    fn engine(&mut self, side: Color) -> &mut EngineHandle {
+    fn engine(&mut self, side: Color) -> &mut dyn Contestant {
         &mut *self.engines[side.index()]
     }
 
@@ -182,37 +189,29 @@ impl<'a> Referee<'a> {
         }
     }
 
-    /// Sends each engine the game setup and waits until it is ready.
+    /// Tells each engine the game setup and waits until it is ready.
     fn start_both(&mut self) -> Result<(), Ending> {
-        let position = if self.setup.start == Position::start(self.setup.start.variant()) {
-            "position startpos".to_string()
-        } else {
-            format!("position fen {}", self.setup.start.to_fen())
-        };
-        let start_view = Color::ALL.map(|side| Observation::initial(&self.setup.start, side).to_args());
+        let game_id = format!("game-{}-{:08x}", self.setup.game, self.setup.seeds[0] >> 32);
         for side in Color::ALL {
-            let seed = self.setup.seeds[side.index()];
-            let stall = self.setup.stall;
+            let setup = self.setup;
+            let game = GameStart {
+                game_id: &game_id,
+                start: &setup.start,
+                side,
+                seed: setup.seeds[side.index()],
+                stall: setup.stall,
+            };
             let engine = self.engine(side);
             engine.begin_game();
-            let declares_seed = engine.declares("Seed");
-            let sent = (|| {
-                if declares_seed {
-                    engine.setoption("Seed", &seed.to_string())?;
-                }
-                engine.send("ucinewgame")?;
-                engine.send(&position)?;
-                engine.send(&format!("side {}", side.name()))?;
-                engine.send(&format!("observe {} start", start_view[side.index()]))?;
-                engine.sync(Instant::now() + stall)
-            })();
-            self.record.seeds[side.index()] = declares_seed.then_some(seed);
-            sent.map_err(|failure| channel_forfeit(side, failure, "isready before the game"))?;
+            let seed = engine
+                .start_game(&game)
+                .map_err(|failure| channel_forfeit(side, failure, "isready before the game"))?;
+            self.record.seeds[side.index()] = seed;
         }
         Ok(())
     }
 
-    fn take_logs(&mut self) -> [Vec<crate::runner::engine::Msg>; 2] {
+    fn take_logs(&mut self) -> [Vec<Msg>; 2] {
         [self.engines[0].take_log(), self.engines[1].take_log()]
     }
 
@@ -227,9 +226,7 @@ impl<'a> Referee<'a> {
             match self.game.play(wanted) {
                 Ok(Played::Bounced(sq)) => {
                     bounces.push(wanted.to_uci(variant));
-                    self.engine(mover)
-                        .send(&format!("bounce {sq}"))
-                        .map_err(|f| channel_forfeit(mover, f, "bounce"))?;
+                    self.engine(mover).bounce(sq).map_err(|f| channel_forfeit(mover, f, "bounce"))?;
                 }
                 Ok(Played::Moved(report)) => {
                     self.clocks.charge(mover, used);
@@ -244,42 +241,27 @@ impl<'a> Referee<'a> {
         }
     }
 
-    /// Sends `go` and waits for `bestmove`; returns the move text and the time it took.
+    /// Asks the side to move for its move; returns the move text and the time it took.
     fn ask_move(&mut self, side: Color) -> Result<(String, Duration), Ending> {
         let allowance = self.clocks.allowance(side);
-        let go = self.clocks.go_command(side);
-        let engine = &mut *self.engines[side.index()];
-        engine.drain().map_err(|f| channel_forfeit(side, f, "before go"))?;
-        engine.send(&go).map_err(|f| channel_forfeit(side, f, "go"))?;
         let start = Instant::now();
-        let deadline = start + allowance;
+        let asked = self.engines[side.index()].ask(&self.clocks, side, start + allowance);
+        let used = start.elapsed();
         let late = |used: Duration| {
             let why = format!("{} used {} ms of {} ms allowed", side.name(), used.as_millis(), allowance.as_millis());
             forfeit(side, Forfeit::TimeForfeit, why)
         };
-        loop {
-            let line = match engine.recv(deadline) {
-                Ok(line) => line,
-                Err(IoFailure::Closed) => {
-                    return Err(forfeit(side, Forfeit::Crash, format!("{} engine exited while thinking", side.name())))
-                }
-                Err(IoFailure::Timeout) => {
-                    self.unanswered = Some(side);
-                    return Err(late(start.elapsed()));
-                }
-            };
-            let mut words = line.split_whitespace();
-            if words.next() != Some("bestmove") {
-                continue;
+        match asked {
+            Ok(_) if used > allowance => Err(late(used)),
+            Ok(text) => Ok((text, used)),
+            Err(AskError::Io(IoFailure::Closed)) => {
+                Err(forfeit(side, Forfeit::Crash, format!("{} engine exited while thinking", side.name())))
             }
-            let used = start.elapsed();
-            if used > allowance {
-                return Err(late(used));
+            Err(AskError::Io(IoFailure::Timeout)) => {
+                self.unanswered = Some(side);
+                Err(late(used))
             }
-            return match words.next() {
-                Some(mv) => Ok((mv.to_string(), used)),
-                None => Err(forfeit(side, Forfeit::MalformedReply, format!("{}: bare 'bestmove'", side.name()))),
-            };
+            Err(AskError::Reply(kind, why)) => Err(forfeit(side, kind, format!("{}: {why}", side.name()))),
         }
     }
 
@@ -291,7 +273,8 @@ impl<'a> Referee<'a> {
         let mut failed = None;
         for side in [mover, mover.opponent()] {
             let obs = Observation::after_ply(&after, &report, side);
-            if let Err(f) = self.engine(side).send(&format!("observe {}", obs.to_args())) {
+            let landing = if side == mover { None } else { landing_square(&obs.view, report.mv) };
+            if let Err(f) = self.engine(side).observe(&obs, landing) {
                 failed = failed.or(Some((side, f)));
             }
         }
@@ -313,35 +296,19 @@ impl<'a> Referee<'a> {
         }
     }
 
-    /// Sends `stop` to a side whose `go` is still unanswered and reads its `bestmove` (ignored:
-    /// the game is over), so that the engine is ready for the next game. False if it does not
-    /// answer within [`STOP_GRACE`] (the engine is then restarted).
-    fn stop_search(&mut self, side: Color) -> bool {
-        let engine = self.engine(side);
-        if engine.send("stop").is_err() {
-            return false;
-        }
-        let deadline = Instant::now() + STOP_GRACE;
-        while let Ok(line) = engine.recv(deadline) {
-            if line.split_whitespace().next() == Some("bestmove") {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Sends `gameover`, closes the record and says which engines need a restart.
+    /// Tells both engines the result, closes the record and says which engines need a
+    /// restart: one whose move is still unanswered is stopped first (and restarted unless it
+    /// answers within [`STOP_GRACE`]).
     fn finish(mut self, ending: Ending) -> GameResult {
         conclude(&mut self.record, &ending);
-        let gameover = format!("gameover {} {}", self.record.result, self.record.termination);
         let mut restart = [false; 2];
         if let Some(side) = self.unanswered {
-            restart[side.index()] = !self.stop_search(side);
+            restart[side.index()] = !self.engine(side).stop(STOP_GRACE);
         }
+        let (result, termination) = (self.record.result.clone(), self.record.termination.clone());
         for side in Color::ALL {
             let engine = self.engine(side);
-            let _ = engine.send(&gameover);
-            let _ = engine.drain();
+            engine.end_game(&result, &termination);
             restart[side.index()] |= !engine.alive();
         }
         if let Ending::Forfeit { side, kind, .. } = ending {

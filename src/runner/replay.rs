@@ -1,7 +1,10 @@
 //! `murk replay`: a recorded game ply by ply, as ASCII boards of one side's view (what that
-//! engine was shown) or of the true position.
+//! engine was shown) or of the true position, with a Mistboard engine's requests and answers.
 
-use super::record::GameRecord;
+use super::contestant::Wire;
+use super::engine::Dir;
+use super::mistboard::summarize;
+use super::record::{GameRecord, SideLogs};
 use crate::core::{Color, Move, Variant};
 use crate::rules::fen::piece_char;
 use crate::rules::{Game, Hand, Played, PlyReport, Position};
@@ -133,8 +136,22 @@ pub fn replay_text(record: &GameRecord, side: ReplaySide) -> Result<String> {
             let _ = write!(s, " (bounced first: {})", ply.bounces.join(", "));
         }
         s.push('\n');
+        s.push_str(&mistboard_messages(record.plies.get(i).map(|p| &p.lines), record));
         s.push_str(&board(&ply.position, Some(&ply.report), side));
     }
+    s.push_str(&mistboard_messages(Some(&record.end), record));
     let _ = writeln!(s, "\nResult: {} ({}: {})", record.result, record.termination, record.detail);
     Ok(s)
+}
+
+/// The requests and answers of the Mistboard engines among `logs`, one summary line each.
+fn mistboard_messages(logs: Option<&SideLogs>, record: &GameRecord) -> String {
+    let mut s = String::new();
+    for side in Color::ALL.into_iter().filter(|side| record.wire[side.index()] == Wire::Mistboard) {
+        for m in logs.map_or(&[][..], |l| l.of(side)) {
+            let arrow = if m.dir == Dir::In { "->" } else { "<-" };
+            let _ = writeln!(s, "  {} {arrow} {}", side.name(), summarize(&m.line));
+        }
+    }
+    s
 }

@@ -7,7 +7,9 @@
 //! draws them. The page loads nothing: the boards are inline SVG drawn from shapes defined once in
 //! the page, and a short script shows one frame at a time (`#ply=N` in the address selects one).
 
+use super::contestant::Wire;
 use super::engine::{Dir, Msg};
+use super::mistboard::summarize;
 use super::record::GameRecord;
 use super::replay::{hand_letters, replay_game, ReplayedGame};
 use crate::core::{Color, MoveKind, Piece, Role, Square, Variant};
@@ -335,12 +337,13 @@ fn ply_lines(record: &GameRecord, game: &ReplayedGame, n: usize) -> String {
     let mut s = String::from("<div class=\"lines\">");
     for side in Color::ALL {
         let name = if side == Color::White { &record.white } else { &record.black };
+        let mistboard = record.wire[side.index()] == Wire::Mistboard;
         let mut lines: Vec<&Msg> = match n {
             0 => record
                 .setup
                 .of(side)
                 .iter()
-                .filter(|m| ["position", "side", "observe"].iter().any(|w| m.line.starts_with(w)))
+                .filter(|m| mistboard || ["position", "side", "observe"].iter().any(|w| m.line.starts_with(w)))
                 .collect(),
             _ => record.plies.get(n - 1).map(|p| p.lines.of(side).iter().collect()).unwrap_or_default(),
         };
@@ -350,7 +353,17 @@ fn ply_lines(record: &GameRecord, game: &ReplayedGame, n: usize) -> String {
         let _ = write!(s, "<div><h3>{} ({})</h3><pre>", side_name(game.variant, side), esc(name));
         for m in lines.into_iter().filter(|m| m.line != "isready" && m.line != "readyok") {
             let arrow = if m.dir == Dir::In { "&rarr;" } else { "&larr;" };
-            let _ = writeln!(s, "{arrow} {}", esc(&m.line));
+            if mistboard {
+                // A request holds the whole transcript: a summary, the message itself folded.
+                let _ = writeln!(
+                    s,
+                    "<details><summary>{arrow} {}</summary>{}</details>",
+                    esc(&summarize(&m.line)),
+                    esc(&m.line)
+                );
+            } else {
+                let _ = writeln!(s, "{arrow} {}", esc(&m.line));
+            }
         }
         s.push_str("</pre></div>");
     }
@@ -371,10 +384,15 @@ pub struct InfoSummary {
     pub worlds: Option<String>,
 }
 
-/// Reads the `info` lines an engine wrote; later values replace earlier ones.
+/// Reads the `info` lines an engine wrote (a Mistboard engine's answers: their diagnostics'
+/// `scoreCp`, `nodes` and `info`); later values replace earlier ones.
 pub fn summarize_info(lines: &[Msg]) -> InfoSummary {
     let mut out = InfoSummary::default();
-    for line in lines.iter().filter(|m| m.dir == Dir::Out).filter_map(|m| m.line.strip_prefix("info ")) {
+    let infos = lines.iter().filter(|m| m.dir == Dir::Out).filter_map(|m| match m.line.strip_prefix("info ") {
+        Some(info) => Some(info.to_string()),
+        None => diagnostics_info(&m.line),
+    });
+    for line in infos {
         let words: Vec<&str> = line.split_whitespace().collect();
         for (i, &word) in words.iter().enumerate() {
             let next = words.get(i + 1).map(|w| w.to_string());
@@ -401,6 +419,24 @@ pub fn summarize_info(lines: &[Msg]) -> InfoSummary {
         }
     }
     out
+}
+
+/// A Mistboard answer's diagnostics as the words of an `info` line (`score cp N nodes N string
+/// ...`), if it has any.
+fn diagnostics_info(line: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(line).ok()?;
+    let diagnostics = value.get("response").unwrap_or(&value).get("diagnostics")?;
+    let mut words = Vec::new();
+    if let Some(cp) = diagnostics.get("scoreCp").and_then(|v| v.as_i64()) {
+        words.push(format!("score cp {cp}"));
+    }
+    if let Some(nodes) = diagnostics.get("nodes").and_then(|v| v.as_u64()) {
+        words.push(format!("nodes {nodes}"));
+    }
+    if let Some(info) = diagnostics.get("info").and_then(|v| v.as_str()) {
+        words.push(format!("string {info}"));
+    }
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// The move list: one row per frame, with the mover's think time and its `info` values.

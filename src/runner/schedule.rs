@@ -9,7 +9,8 @@
 //! opening and the engines' seeds, colors swapped. So a resumed run plays the same games.
 
 use super::clock::TimeControl;
-use super::engine::{EngineHandle, EngineInit};
+use super::contestant::{launch, Contestant};
+use super::engine::EngineInit;
 use super::referee::{play_game, unstarted_game, GameResult, GameSetup};
 use super::spec::{unique_name, EngineSpec};
 use crate::core::{Color, Variant};
@@ -77,7 +78,7 @@ pub struct Lineup {
     specs: Vec<EngineSpec>,
     inits: Vec<EngineInit>,
     names: Vec<String>,
-    first: Vec<Option<EngineHandle>>,
+    first: Vec<Option<Box<dyn Contestant>>>,
 }
 
 impl Lineup {
@@ -88,10 +89,10 @@ impl Lineup {
         let mut names: Vec<String> = Vec::new();
         let mut first = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
-            let handle = EngineHandle::launch(spec, &inits[i])
-                .with_context(|| format!("cannot start engine {} ({})", i + 1, spec.program.display()))?;
-            for error in handle.errors() {
-                eprintln!("warning: engine {} ({}) said during the handshake: {error}", i + 1, handle.name());
+            let handle = launch(spec, &inits[i])
+                .with_context(|| format!("cannot start engine {} ({})", i + 1, spec.describe()))?;
+            for warning in handle.warnings() {
+                eprintln!("warning: engine {} ({}) said during the handshake: {warning}", i + 1, handle.name());
             }
             let name = unique_name(handle.name(), &names);
             if name == handle.name() {
@@ -252,7 +253,7 @@ pub fn play_games(
 }
 
 /// Plays games until none are left or the run stops; `slots` holds a process per engine.
-fn worker(shared: &Shared, tx: Sender<([usize; 2], GameResult)>, mut slots: Vec<Option<EngineHandle>>) {
+fn worker(shared: &Shared, tx: Sender<([usize; 2], GameResult)>, mut slots: Vec<Option<Box<dyn Contestant>>>) {
     loop {
         if shared.stop.load(Ordering::Relaxed) {
             break;
@@ -276,7 +277,12 @@ fn worker(shared: &Shared, tx: Sender<([usize; 2], GameResult)>, mut slots: Vec<
 }
 
 /// Plays one game between `players` (White, Black), first (re)starting either if not running.
-fn play_one(shared: &Shared, slots: &mut [Option<EngineHandle>], setup: &GameSetup, players: [usize; 2]) -> GameResult {
+fn play_one(
+    shared: &Shared,
+    slots: &mut [Option<Box<dyn Contestant>>],
+    setup: &GameSetup,
+    players: [usize; 2],
+) -> GameResult {
     for color in Color::ALL {
         let engine = players[color.index()];
         let slot = &mut slots[engine];
@@ -284,7 +290,7 @@ fn play_one(shared: &Shared, slots: &mut [Option<EngineHandle>], setup: &GameSet
             *slot = None;
         }
         if slot.is_none() {
-            match EngineHandle::launch(&shared.specs[engine], &shared.inits[engine]) {
+            match launch(&shared.specs[engine], &shared.inits[engine]) {
                 Ok(handle) => *slot = Some(handle),
                 Err(e) => {
                     let names = players.map(|p| shared.names[p].clone());
@@ -299,6 +305,7 @@ fn play_one(shared: &Shared, slots: &mut [Option<EngineHandle>], setup: &GameSet
     let (Some(lower), Some(upper)) = (low[white.min(black)].as_mut(), high[0].as_mut()) else {
         unreachable!("both engines were just started")
     };
-    let engines = if white < black { [lower, upper] } else { [upper, lower] };
+    let engines: [&mut dyn Contestant; 2] =
+        if white < black { [lower.as_mut(), upper.as_mut()] } else { [upper.as_mut(), lower.as_mut()] };
     play_game(setup, engines)
 }

@@ -1,18 +1,45 @@
 //! Engine specifications as `murk match --engine` takes them, in the manner of cutechess-cli:
-//! a command line whose words may include `cmd=`, `name=`, `dir=`, `arg=`, `proto=`, `stderr=`
-//! and `option.X=Y` settings, or a built-in player `builtin:random`, `builtin:greedy`, `builtin:murk`.
+//! a command line whose words may include `cmd=`, `name=`, `dir=`, `arg=`, `proto=`, `stderr=`,
+//! `st=`, `tc=` and `option.X=Y` settings, or a built-in player `builtin:random`,
+//! `builtin:greedy`, `builtin:murk`.
 //!
 //! Words are split on whitespace; single or double quotes keep spaces inside one word
 //! (`option.Book="my book.bin"`). A word `key=value` is a setting only for the keys above; any
 //! other word is part of the command line (the first is the program, unless `cmd=` gave it).
 //! A built-in runs the `murk` binary itself with `setoption name Player value <kind>`, so every
 //! engine, built-in or not, is played through the same process-based code path.
+//!
+//! `proto=uci` (the default) is the line protocol; `proto=mistboard` runs the command as a
+//! Mistboard stdio worker (one JSON envelope per line, protocol.md 12.1), and `url=http://HOST:PORT`
+//! names a Mistboard HTTP engine instead of a command (`token=FILE`: its bearer token).
 
 use super::clock::TimeControl;
 use std::path::PathBuf;
 
 /// The built-in players a spec may name.
 pub const BUILTINS: [&str; 3] = ["random", "greedy", "murk"];
+
+/// The protocol an engine speaks, and where it is reached.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub enum Protocol {
+    /// The line protocol of protocol.md (UCI-like), over the program's stdin and stdout.
+    #[default]
+    Lines,
+    /// Mistboard's engine protocol, the program being a stdio worker (`proto=mistboard`).
+    MistboardStdio,
+    /// Mistboard's engine protocol over HTTP (`url=`): `POST <url>/internal/engine/turn`.
+    MistboardHttp {
+        /// The engine's base URL, `http://host:port` (no trailing slash).
+        url: String,
+    },
+}
+
+impl Protocol {
+    /// True for the two forms of Mistboard's engine protocol.
+    pub fn is_mistboard(&self) -> bool {
+        !matches!(self, Protocol::Lines)
+    }
+}
 
 /// How to start one engine and what to tell it before its first game.
 #[derive(Clone, PartialEq, Eq, Debug, Default)]
@@ -35,6 +62,10 @@ pub struct EngineSpec {
     /// The file the engine's stderr is appended to (`stderr=FILE` or `--engine-log DIR`);
     /// without one it is discarded.
     pub stderr: Option<PathBuf>,
+    /// The protocol it speaks (`proto=`, `url=`).
+    pub protocol: Protocol,
+    /// A file holding the bearer token of a Mistboard HTTP engine (`token=FILE`).
+    pub token_file: Option<PathBuf>,
 }
 
 /// A spec that does not parse.
@@ -55,6 +86,9 @@ pub enum SpecError {
     /// A malformed `st=` or `tc=` setting.
     #[error("bad time setting '{0}' (expected st=<seconds per move> or tc=<base+inc>)")]
     Setting(String),
+    /// An unknown `proto=`, a `url=` that is not `http://`, or settings that do not go together.
+    #[error("{0}")]
+    Protocol(String),
 }
 
 impl EngineSpec {
@@ -63,7 +97,12 @@ impl EngineSpec {
         let words = split_words(text).ok_or_else(|| SpecError::Quote(text.to_string()))?;
         let mut spec = EngineSpec::default();
         let mut program: Option<String> = None;
+        let mut proto: Option<String> = None;
         for word in words {
+            if let Some(value) = word.strip_prefix("proto=") {
+                proto = Some(value.to_string());
+                continue;
+            }
             if let Some(kind) = word.strip_prefix("builtin:") {
                 if !BUILTINS.contains(&kind) {
                     return Err(SpecError::UnknownBuiltin(kind.to_string()));
@@ -79,6 +118,25 @@ impl EngineSpec {
                     Some(_) => spec.args.push(word),
                 }
             }
+        }
+        let bad = |why: String| Err(SpecError::Protocol(format!("engine spec '{text}': {why}")));
+        if let Some(other) = proto.as_deref().filter(|p| !["uci", "mistboard"].contains(p)) {
+            return bad(format!("unknown proto={other} (expected uci or mistboard)"));
+        }
+        if matches!(spec.protocol, Protocol::MistboardHttp { .. }) {
+            if proto.as_deref() == Some("uci") || program.is_some() || spec.builtin.is_some() {
+                return bad("url= names a Mistboard HTTP engine: it takes no command and no proto=uci".into());
+            }
+            return Ok(spec);
+        }
+        if proto.as_deref() == Some("mistboard") {
+            if spec.builtin.is_some() {
+                return bad("a built-in speaks the line protocol (`murk serve --stdio` is Murk as a worker)".into());
+            }
+            spec.protocol = Protocol::MistboardStdio;
+        }
+        if spec.token_file.is_some() {
+            return bad("token= belongs to an HTTP engine (url=)".into());
         }
         spec.program = PathBuf::from(program.ok_or_else(|| SpecError::NoCommand(text.to_string()))?);
         Ok(spec)
@@ -102,7 +160,16 @@ impl EngineSpec {
                     .ok_or_else(|| SpecError::Setting(word.to_string()))?;
                 self.tc = Some(TimeControl::MoveTime((secs * 1000.0).round() as u64));
             }
-            "proto" => {}
+            "token" => self.token_file = Some(PathBuf::from(value)),
+            "url" => {
+                let url = value.trim_end_matches('/');
+                if !url.starts_with("http://") || url.len() <= "http://".len() {
+                    return Err(SpecError::Protocol(format!(
+                        "url={value}: expected http://HOST:PORT (Murk speaks plain HTTP to engines)"
+                    )));
+                }
+                self.protocol = Protocol::MistboardHttp { url: url.to_string() };
+            }
             _ => match key.strip_prefix("option.") {
                 Some("") => return Err(SpecError::Option(word.to_string())),
                 Some(name) => self.options.push((name.to_string(), value.to_string())),
@@ -112,10 +179,21 @@ impl EngineSpec {
         Ok(true)
     }
 
+    /// The program, or the URL of an HTTP engine, for messages.
+    pub fn describe(&self) -> String {
+        match &self.protocol {
+            Protocol::MistboardHttp { url } => url.clone(),
+            _ => self.program.display().to_string(),
+        }
+    }
+
     /// The name to show when neither `name=` nor the engine's `id name` gives one.
     pub fn fallback_name(&self) -> String {
         if let Some(kind) = &self.builtin {
             return kind.clone();
+        }
+        if let Protocol::MistboardHttp { url } = &self.protocol {
+            return url.trim_start_matches("http://").to_string();
         }
         self.program.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "engine".to_string())
     }

@@ -385,7 +385,7 @@ impl Engine {
         diag.insert("budgetMs".into(), json!(plan.budget_ms));
         diag.insert("elapsedMs".into(), json!(plan.received.elapsed().as_millis() as u64));
         Ok(TurnResponse {
-            protocol_version: PROTOCOL_VERSION,
+            protocol_version: PROTOCOL_VERSION.to_string(),
             game_id: request.game_id.clone(),
             session_id: request.session_id.clone(),
             mv,

@@ -4,6 +4,7 @@
 //! Crossroads and Dark Crazyhouse, and the errors.
 
 pub mod decode;
+pub mod encode;
 pub mod engine;
 pub mod http;
 pub mod stdio;

@@ -85,13 +85,15 @@ fn error_line(request_id: Value, problem: &Problem, bare: bool) -> Value {
         body["status"] = json!(problem.status);
         return body;
     }
-    json!({
-        "requestId": request_id,
-        "ok": false,
-        "error": format!("{}: {}", problem.code, problem.message),
-        "code": problem.code,
-        "status": problem.status,
-    })
+    let reply = wire::WorkerReply {
+        request_id,
+        ok: false,
+        response: None,
+        error: Some(format!("{}: {}", problem.code, problem.message)),
+        code: Some(problem.code.to_string()),
+        status: Some(problem.status),
+    };
+    serde_json::to_value(reply).unwrap_or(Value::Null)
 }
 
 fn number_ms(object: &Map<String, Value>, key: &str) -> Option<u64> {
@@ -128,7 +130,15 @@ fn answer_line(engine: &Arc<Engine>, line: &[u8], received: Instant) -> Value {
                 body["engine"] = json!({ "id": engine_id });
                 body["roomId"] = json!(response.game_id);
                 body["decisionSource"] = source;
-                json!({ "requestId": request_id, "ok": true, "response": body })
+                let reply = wire::WorkerReply {
+                    request_id,
+                    ok: true,
+                    response: Some(body),
+                    error: None,
+                    code: None,
+                    status: None,
+                };
+                serde_json::to_value(reply).unwrap_or(Value::Null)
             }
             Err(problem) => error_line(request_id, &problem, false),
         };

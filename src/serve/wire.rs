@@ -1,8 +1,10 @@
 //! The JSON of Mistboard's engine protocol, version "1" (its `packages/game/src/engine-protocol.ts`),
 //! with Murk's extension for the two variants Mistboard defines no engine wire for (protocol.md,
-//! section 12): what a request, an observation push and a stdio envelope hold, and how they are
-//! read. Top-level keys are camelCase, observation keys snake_case, as Mistboard writes them.
-//! Unknown fields are ignored, as the protocol asks of engines.
+//! section 12): what a request, an observation push and a stdio envelope hold, how `murk serve`
+//! reads them and how `murk match` writes them for a Mistboard engine (one definition for both
+//! directions). Top-level keys are camelCase, observation keys snake_case, as Mistboard writes
+//! them; absent values are written as `null`, as Mistboard does. Unknown fields are ignored, as
+//! the protocol asks of engines.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -34,16 +36,35 @@ pub struct WireMove {
 }
 
 /// The engine's own clock.
-#[derive(Clone, PartialEq, Debug, Deserialize)]
+#[derive(Clone, PartialEq, Debug, Deserialize, Serialize)]
 pub struct WireClock {
     /// Milliseconds left, or `null` when the game is untimed.
+    #[serde(serialize_with = "whole_or_null")]
     pub remaining_ms: Option<f64>,
     /// Milliseconds added after each of the engine's moves.
+    #[serde(serialize_with = "whole")]
     pub increment_ms: f64,
 }
 
+/// Writes a whole number without a fraction (`60000`, not `60000.0`), as Mistboard's
+/// JavaScript does; other numbers as they are.
+fn whole<S: serde::Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        s.serialize_i64(*v as i64)
+    } else {
+        s.serialize_f64(*v)
+    }
+}
+
+fn whole_or_null<S: serde::Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => whole(v, s),
+        None => s.serialize_none(),
+    }
+}
+
 /// A piece on a visible square.
-#[derive(Clone, PartialEq, Eq, Debug, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Deserialize, Serialize)]
 pub struct WirePiece {
     /// Its letter: `P N B R Q K`, in Crossroads also `V C H O` (chariot, cannon, horse, soldier).
     #[serde(rename = "type")]
@@ -51,12 +72,12 @@ pub struct WirePiece {
     /// Its owner.
     pub color: WireColor,
     /// Murk's extension, Dark Crazyhouse: a promoted piece (it goes to the captor's hand as a pawn).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub promoted: bool,
 }
 
 /// The end of the game, as the last observation reports it.
-#[derive(Clone, PartialEq, Eq, Debug, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Deserialize, Serialize)]
 pub struct WireGameOver {
     /// The winner, or `null` for a draw.
     pub winner: Option<WireColor>,
@@ -80,7 +101,7 @@ pub enum ObsKind {
 }
 
 /// One entry of the observation transcript, from the receiver's point of view.
-#[derive(Clone, PartialEq, Eq, Debug, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Debug, Deserialize, Serialize)]
 pub struct WireObservation {
     /// Plies played after it (0 for `initial`; a `drop_rejected` entry keeps its turn's count).
     pub ply: u64,
@@ -90,10 +111,10 @@ pub struct WireObservation {
     #[serde(default)]
     pub own_move: Option<WireMove>,
     /// `"0x"` and hex digits: bit i is wire square i (a1 = 0, rank by rank).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visibility_mask: Option<String>,
     /// Every identified piece on a visible square, own pieces included.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visible_pieces: Option<Vec<(u32, WirePiece)>>,
     /// Where one of the receiver's pieces was taken, on `opp_move`.
     #[serde(default)]
@@ -102,18 +123,18 @@ pub struct WireObservation {
     #[serde(default)]
     pub opp_capture_landing_square: Option<u32>,
     /// Visible squares seen as occupied by a color only (Crossroads silhouettes).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shrouded: Option<Vec<(u32, WireColor)>>,
     /// The end of the game, on the last observation of a finished game.
     #[serde(default)]
     pub game_over: Option<WireGameOver>,
     /// Murk's extension, Dark Crazyhouse: the receiver's own hand after the ply, letter to count.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own_hand: Option<BTreeMap<String, u32>>,
 }
 
 /// `EngineTurnRequest`: the engine's turn, with everything it may know.
-#[derive(Clone, PartialEq, Debug, Deserialize)]
+#[derive(Clone, PartialEq, Debug, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnRequest {
     /// Always `"1"`.
@@ -123,7 +144,7 @@ pub struct TurnRequest {
     /// Which engine identity is asked (Murk answers to any).
     pub engine_id: String,
     /// The game; absent for Dark Chess.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub game_spec_id: Option<String>,
     /// Stable over one seat of one game: the key of Murk's cached state.
     pub session_id: String,
@@ -132,20 +153,21 @@ pub struct TurnRequest {
     /// The 0-based index of the ply about to be played.
     pub ply: u64,
     /// A per-turn seed (Murk uses it only to break ties of a fallback move).
+    #[serde(serialize_with = "whole")]
     pub engine_seed: f64,
     /// The engine's own clock.
     pub clock: WireClock,
     /// The mover's complete fog-legal list; the answer is one of them.
     pub legal_moves: Vec<WireMove>,
     /// The whole history, first entry `initial` (exactly one of this and the delta).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observation_transcript: Option<Vec<WireObservation>>,
     /// Only the latest observation, for a session whose history Murk holds.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latest_observation_delta: Option<WireObservation>,
     /// Murk's extension: the game started from this FEN, known to both players (absent: the
     /// variant's start position, as on Mistboard).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_fen: Option<String>,
 }
 
@@ -171,11 +193,11 @@ pub struct ObservationPush {
 }
 
 /// `EngineTurnResponse`.
-#[derive(Clone, PartialEq, Debug, Serialize)]
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnResponse {
     /// Always `"1"`.
-    pub protocol_version: &'static str,
+    pub protocol_version: String,
     /// The request's `gameId`.
     pub game_id: String,
     /// The request's `sessionId`.
@@ -184,7 +206,46 @@ pub struct TurnResponse {
     #[serde(rename = "move")]
     pub mv: WireMove,
     /// How the move was chosen, and any problem with the request.
+    #[serde(default)]
     pub diagnostics: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A line to a stdio worker: Mistboard's engine-pool envelope around one turn request.
+#[derive(Clone, PartialEq, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerRequest {
+    /// Echoed in the answer.
+    pub request_id: String,
+    /// The turn.
+    pub engine_turn_request: TurnRequest,
+    /// The time the move is meant to take, in milliseconds.
+    pub compute_budget_ms: u64,
+    /// The watchdog: the answer is due before it, in milliseconds.
+    pub worker_deadline_ms: u64,
+}
+
+/// A stdio worker's answer line: `{"requestId", "ok": true, "response"}` or `{"requestId",
+/// "ok": false, "error", "code", "status"}`.
+#[derive(Clone, PartialEq, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkerReply {
+    /// The request's `requestId`.
+    #[serde(default)]
+    pub request_id: serde_json::Value,
+    /// True when `response` holds an answer.
+    pub ok: bool,
+    /// The `EngineTurnResponse` (plus the pool's `engine`, `roomId`, `decisionSource`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<serde_json::Value>,
+    /// `"<code>: <message>"` when not ok.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The error's code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    /// The HTTP status the error would have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
 }
 
 /// `EngineObservationAck`.

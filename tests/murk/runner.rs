@@ -5,6 +5,7 @@
 
 pub mod fake;
 mod local;
+mod mistboard;
 mod replay_html;
 mod tournament;
 mod units;

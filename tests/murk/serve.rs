@@ -10,5 +10,5 @@ mod fuzz;
 mod games;
 mod leak;
 mod load;
-mod referee;
+pub mod referee;
 mod sessions;

@@ -52,6 +52,7 @@ fn record(variant: &str, fen: &str, moves: &[&str], info: &str) -> GameRecord {
         black: "black-engine".into(),
         start_fen: fen.into(),
         time_control: "movetime 50".into(),
+        wire: Default::default(),
         seeds: [None, None],
         result: "1/2-1/2".into(),
         termination: "adjudication".into(),

@@ -109,6 +109,7 @@ fn record(
         black: black.to_string(),
         start_fen: String::new(),
         time_control: "movetime 50".to_string(),
+        wire: Default::default(),
         seeds: [None, None],
         result: result.to_string(),
         termination: forfeit.map_or("king-captured", |f| f.1).to_string(),
