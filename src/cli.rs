@@ -63,9 +63,17 @@ pub fn run(cli: Cli) -> Result<()> {
             crate::datagen::run(&args, &mut std::io::stdout().lock())?;
         }
         Some(Command::Serve(args)) => crate::serve::run(&args)?,
-        Some(Command::BeliefEval(args)) => {
-            crate::tools::belief_eval::run(&args, &mut std::io::stdout().lock())?;
-        }
+        Some(Command::BeliefEval(args)) => match (&args.records, &args.fit) {
+            (Some(path), Some(name)) => {
+                crate::tools::opponent_fit::run(path, args.variant, name, &mut std::io::stdout().lock())?;
+            }
+            (Some(path), None) => {
+                crate::tools::belief_records::run(&args, path, &mut std::io::stdout().lock())?;
+            }
+            (None, _) => {
+                crate::tools::belief_eval::run(&args, &mut std::io::stdout().lock())?;
+            }
+        },
     }
     Ok(())
 }

@@ -213,6 +213,9 @@ pub struct Looked {
     pub views: usize,
     /// Children kept.
     pub kept: usize,
+    /// Moves the opponent model weighed one by one (the purposeful model weighs all of a
+    /// world's moves when one of them may have been played).
+    pub weighed: usize,
     /// True if some consistent children were left out (the sink's quota).
     pub left_out: bool,
     /// The chance of the observation from this parent under a uniform mover.
@@ -232,11 +235,17 @@ const MOVE_WORK: u64 = 2;
 const VIEW_WORK: u64 = 30;
 /// Work units for a child kept.
 const KEPT_WORK: u64 = 50;
+/// Work units for a move the opponent model weighs (its features, for the purposeful model).
+const WEIGH_WORK: u64 = 20;
 
 impl Looked {
     /// What looking at one parent cost, in work units: a deterministic stand-in for its time.
     pub fn work(&self) -> u64 {
-        PARENT_WORK + MOVE_WORK * self.moves as u64 + VIEW_WORK * self.views as u64 + KEPT_WORK * self.kept as u64
+        PARENT_WORK
+            + MOVE_WORK * self.moves as u64
+            + VIEW_WORK * self.views as u64
+            + KEPT_WORK * self.kept as u64
+            + WEIGH_WORK * self.weighed as u64
     }
 }
 
@@ -292,18 +301,26 @@ impl<'a> OpponentStep<'a> {
         }
         let moves = parent.moves();
         looked.moves = moves.len();
-        let chances = MoveChances::new(self.model, self.greedy_share, parent, &moves, self.side);
+        let mut chances = MoveChances::new(self.model, self.greedy_share, parent, &moves, self.side);
         SCRATCH.with_borrow_mut(|buffers| {
             let Buffers { fresh, kept } = buffers;
             fresh.clear();
             kept.clear();
-            for &m in moves.iter() {
+            // The candidates first, then their chances: the model weighs a world's moves only if
+            // one of them may have been played.
+            for (i, &m) in moves.iter().enumerate() {
                 if let Some(quiet) = self.candidate(parent, m, d) {
                     (looked.uniform, looked.greedy) =
                         (looked.uniform + chances.uniform(), looked.greedy + chances.greedy(parent, m));
                     if let Some(near) = self.nearness(parent, m) {
-                        fresh.push(Candidate { p: chances.chance(parent, m), m, quiet, near });
+                        fresh.push(Candidate { p: 0.0, index: i as u32, m, quiet, near });
                     }
+                }
+            }
+            if !fresh.is_empty() {
+                looked.weighed = chances.weigh_all(parent, &moves);
+                for c in fresh.iter_mut() {
+                    c.p = chances.chance(parent, c.m, c.index as usize);
                 }
             }
             let quota = sink.quota(fresh.len());
@@ -426,6 +443,8 @@ struct Buffers {
 #[derive(Clone, Copy)]
 struct Candidate {
     p: f64,
+    /// The move's place among the parent's moves.
+    index: u32,
     m: Move,
     quiet: bool,
     /// The look-ahead's count for the child (0 without a look-ahead).

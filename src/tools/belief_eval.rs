@@ -72,12 +72,22 @@ pub struct BeliefEvalArgs {
     /// the engine's).
     #[arg(long)]
     pub replay_budget: Option<usize>,
-    /// Opponent model: uniform, adaptive, or capture-bias:BIAS (a number) (default: the engine's).
+    /// Opponent model: uniform, adaptive, capture-bias:BIAS, purposeful or purposeful:FLOOR (default:
+    /// the engine's).
     #[arg(long, value_parser = parse_model)]
     pub model: Option<OpponentModel>,
     /// Handed-out worlds replayed against the whole history after every update.
     #[arg(long, default_value_t = 4)]
     pub check: usize,
+    /// Measure the belief on the recorded games of this file (`murk match --json`) instead of
+    /// playing games: each engine's seat, replayed (at most `--games` games; the players are
+    /// not used).
+    #[arg(long, value_name = "FILE.json")]
+    pub records: Option<std::path::PathBuf>,
+    /// With --records: fit the purposeful opponent model to the moves of this engine (`any`:
+    /// every engine) in the records' games of --variant, instead of measuring the belief.
+    #[arg(long, value_name = "NAME", requires = "records")]
+    pub fit: Option<String>,
 }
 
 /// Parses `random`, `greedy`, `builtin:random` or `builtin:greedy`.
@@ -85,16 +95,23 @@ pub fn parse_player(s: &str) -> Result<SimplePlayer, String> {
     s.strip_prefix("builtin:").unwrap_or(s).parse().map_err(|e| format!("{e}"))
 }
 
-/// Parses `uniform`, `adaptive` or `capture-bias:<b>`.
+/// Parses `uniform`, `adaptive`, `capture-bias:<b>`, `purposeful` or `purposeful:<floor>`.
 pub fn parse_model(s: &str) -> Result<OpponentModel, String> {
+    let number = |prefix: &str| s.strip_prefix(prefix).and_then(|b| b.parse::<f64>().ok());
     match s {
         "uniform" => Ok(OpponentModel::Uniform),
         "adaptive" => Ok(OpponentModel::Adaptive),
-        _ => s
-            .strip_prefix("capture-bias:")
-            .and_then(|b| b.parse().ok())
+        "purposeful" => Ok(OpponentModel::Purposeful { floor: crate::belief::PURPOSE_FLOOR }),
+        _ => number("capture-bias:")
             .map(OpponentModel::CaptureBias)
-            .ok_or_else(|| format!("unknown model '{s}' (expected uniform, adaptive or capture-bias:<b>)")),
+            .or_else(|| {
+                number("purposeful:")
+                    .filter(|f| (0.0..=1.0).contains(f))
+                    .map(|floor| OpponentModel::Purposeful { floor })
+            })
+            .ok_or_else(|| {
+                format!("unknown model '{s}' (expected uniform, adaptive, capture-bias:<b>, purposeful[:<floor>])")
+            }),
     }
 }
 

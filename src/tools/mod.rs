@@ -1,10 +1,13 @@
 //! The measuring and inspection subcommands, one file each: `murk bench` (search speed and its
-//! signature), `murk belief-eval` (the belief against the referee), `murk perft` (move counts)
+//! signature), `murk belief-eval` (the belief against the referee, or on recorded games), `murk
+//! perft` (move counts)
 //! and `murk view` (one side's view of a position).
 
 mod baseline;
 pub mod belief_eval;
+pub mod belief_records;
 pub mod bench;
+pub mod opponent_fit;
 pub mod perft;
 pub mod view;
 

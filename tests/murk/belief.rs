@@ -657,6 +657,8 @@ fn eval_args(variant: Variant, white: SimplePlayer, black: SimplePlayer, games: 
         replay_budget: None,
         model: None,
         check: 4,
+        records: None,
+        fit: None,
     }
 }
 
@@ -966,4 +968,81 @@ fn belief_eval_thousand_games() {
         }
     }
     assert!(missed.is_empty(), "targets missed:\n{}", missed.join("\n"));
+}
+
+/// Runs `murk` with `args`; its stdout.
+fn murk(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_murk")).args(args).output().expect("run murk");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "murk {args:?}: {stderr}");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// The number after `key=` in `line`.
+fn field(line: &str, key: &str) -> f64 {
+    let value = line.split_whitespace().find_map(|w| w.strip_prefix(&format!("{key}="))).expect(key);
+    value.parse().unwrap_or_else(|_| panic!("{key}={value}"))
+}
+
+#[test]
+fn belief_eval_measures_each_seat_on_recorded_games_and_fits_the_opponent_model_to_a_player() {
+    let dir = std::env::temp_dir().join(format!("murk-belief-records-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let json = dir.join("games.json");
+    let json_arg = json.to_str().expect("path");
+    let _ = std::fs::remove_file(&json);
+    murk(&[
+        "match",
+        "--variant",
+        "dark-chess",
+        "--engine",
+        "builtin:random",
+        "--engine",
+        "builtin:greedy",
+        "--games",
+        "8",
+        "--movetime",
+        "20",
+        "--seed",
+        "3",
+        "--no-progress",
+        "--json",
+        json_arg,
+    ]);
+    let records = murk::runner::record::read_records(&json).expect("records");
+    let out = murk(&["belief-eval", "--variant", "dark-chess", "--records", json_arg]);
+    for seat in ["random", "greedy"] {
+        let line = out.lines().find(|l| l.contains(&format!("seat={seat} "))).unwrap_or_else(|| panic!("{out}"));
+        // One state per ply that did not end the game, for each seat.
+        let plies: usize = records.iter().map(|r| r.moves.len() - usize::from(r.termination_kind == "rule")).sum();
+        assert_eq!(field(line, "states") as usize, plies, "{line}");
+        assert!(field(line, "truth_in_support") > 0.9, "{line}");
+        assert!(field(line, "truth_ll") <= 0.0 && field(line, "truth_rank") < 1.0, "{line}");
+        assert!(field(line, "king_states") > 0.0 && field(line, "king_brier") <= 1.0, "{line}");
+        assert!(line.contains("king_calibration=["), "{line}");
+    }
+    // The random player prefers nothing: the fit finds no better explanation of its moves than
+    // uniform chance. The greedy player always takes the most valuable piece it can: the fit
+    // finds captures and explains its moves far better than chance.
+    let fit = |name: &str| murk(&["belief-eval", "--variant", "dark-chess", "--records", json_arg, "--fit", name]);
+    let random = fit("random");
+    let ll = random.lines().find(|l| l.contains("mean_ll")).expect("mean_ll line");
+    assert!(field(ll, "fitted") - field(ll, "uniform") < 0.1, "{random}");
+    let greedy = fit("greedy");
+    let ll = greedy.lines().find(|l| l.contains("mean_ll")).expect("mean_ll line");
+    assert!(field(ll, "fitted") - field(ll, "uniform") > 0.3, "{greedy}");
+    let weights = greedy.lines().next().expect("weights line");
+    assert!(field(weights, "capture") > 0.5, "{greedy}");
+    // The purposeful model expects captures: the random seat's belief (of the greedy player)
+    // gives the true worlds more weight with it than with the uniform model, the greedy seat's
+    // belief (of the random player) less.
+    let truth_ll = |model: &str, seat: &str| {
+        let out = murk(&["belief-eval", "--variant", "dark-chess", "--records", json_arg, "--model", model]);
+        field(out.lines().find(|l| l.contains(&format!("seat={seat} "))).expect("seat line"), "truth_ll")
+    };
+    for (seat, gains) in [("random", true), ("greedy", false)] {
+        let (uniform, purposeful) = (truth_ll("uniform", seat), truth_ll("purposeful", seat));
+        assert_eq!(purposeful > uniform, gains, "{seat} seat: purposeful {purposeful}, uniform {uniform}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
