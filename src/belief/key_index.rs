@@ -7,6 +7,8 @@
 //! group and then the slot (two); and the slot a key will land in can be fetched ahead
 //! ([`KeyIndex::prefetch`]), so that the lookups of one parent's children wait together.
 
+use crate::core::hash::GOLDEN_GAMMA;
+
 /// One entry: a key, where its world is in the set, and its weight so far.
 #[derive(Clone, Copy)]
 struct Slot {
@@ -79,7 +81,7 @@ impl KeyIndex {
     fn home(&self, key: u64) -> usize {
         // Keys are Zobrist keys (uniform bits); the multiplication spreads any that are not.
         let bits = self.slots.len().trailing_zeros();
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+        (key.wrapping_mul(GOLDEN_GAMMA) >> (64 - bits)) as usize
     }
 
     /// The slot holding `key`, or the empty one where it would go (the table has one).

@@ -3,6 +3,7 @@
 
 use super::key_index::KeyIndex;
 use super::keys::world_key;
+use crate::core::hash::GOLDEN_GAMMA;
 use crate::core::{Color, Role};
 use crate::rules::Position;
 use rand::Rng;
@@ -51,7 +52,7 @@ impl Hasher for KeyHasher {
         self.write_u64(x as u64);
     }
     fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(26) ^ x).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.0 = (self.0.rotate_left(26) ^ x).wrapping_mul(GOLDEN_GAMMA);
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod attacks;
 pub mod bitboard;
+pub mod hash;
 pub mod moves;
 pub mod role;
 pub mod square;

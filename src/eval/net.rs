@@ -16,6 +16,7 @@
 //! compiler; with AVX2 and FMA where the processor has them).
 
 use super::features::{self, ENCODING, INPUTS};
+use crate::core::hash::fnv1a;
 use crate::core::Variant;
 use crate::rules::Position;
 use std::path::Path;
@@ -121,11 +122,6 @@ pub struct Net {
     pub w3: Vec<f32>,
     /// Output bias.
     pub b3: f32,
-}
-
-/// 64-bit FNV-1a.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// A cursor over the file's bytes that reports a short file instead of panicking.

@@ -7,10 +7,11 @@ use super::openings::read_openings;
 use super::record::read_records;
 use super::replay::{replay_text, ReplaySide};
 use super::replay_html::replay_html;
-use super::schedule::{mix, GameConfig, Progress};
+use super::schedule::{GameConfig, Progress};
 use super::spec::{assign_logs, EngineSpec};
 use super::stats::Sprt;
 use super::tournament::{run_tournament, Format, TournamentConfig};
+use crate::core::hash::mix64;
 use crate::core::Variant;
 use anyhow::{bail, Context, Result};
 use std::io::{IsTerminal, Write};
@@ -150,7 +151,7 @@ impl GameArgs {
         };
         let seed = self.seed.unwrap_or_else(|| {
             let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-            mix(nanos as u64 ^ u64::from(std::process::id()))
+            mix64(nanos as u64 ^ u64::from(std::process::id()))
         });
         Ok(GameConfig {
             variant: self.variant,

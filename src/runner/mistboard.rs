@@ -17,6 +17,7 @@ use super::engine::{Dir, EngineInit, Msg, StartError};
 use super::io::{EngineIo, IoFailure, Process};
 use super::record::Forfeit;
 use super::spec::{EngineSpec, Protocol};
+use crate::core::hash::derive_seed;
 use crate::core::{Color, Move, Square, Variant};
 use crate::rules::Position;
 use crate::serve::decode::{describe, move_from_wire, move_to_wire, spec_of_variant, wire_color};
@@ -250,7 +251,7 @@ fn answers(value: &serde_json::Value, request_id: &str) -> bool {
 /// The per-turn `engineSeed`: the game's seed mixed with the ply and the tries this turn.
 fn engine_seed(seed: u64, ply: usize, tries: usize) -> f64 {
     // 53 bits: the seed must be exact as a JSON number.
-    (super::schedule::mix(seed ^ super::schedule::mix((ply * 64 + tries) as u64)) >> 11) as f64
+    (derive_seed(seed, (ply * 64 + tries) as u64) >> 11) as f64
 }
 
 impl Contestant for MistboardEngine {

@@ -13,6 +13,7 @@ use super::contestant::{launch, Contestant};
 use super::engine::EngineInit;
 use super::referee::{play_game, unstarted_game, GameResult, GameSetup};
 use super::spec::{unique_name, EngineSpec};
+use crate::core::hash::derive_seed;
 use crate::core::{Color, Variant};
 use crate::rules::Position;
 use anyhow::{Context, Result};
@@ -63,14 +64,6 @@ pub enum Progress {
     Lines,
     /// Nothing.
     Off,
-}
-
-/// A 64-bit mix of `x` (SplitMix64's finalizer).
-pub fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// The engines of a run: started once and checked, with their final (unique) names.
@@ -174,7 +167,7 @@ impl Setups<'_> {
             n => cfg.openings[self.opening_order[pair % n]].clone(),
         };
         // 63 bits: UCI spin options are signed 64-bit numbers.
-        let engine_seed = |slot: u64| mix(cfg.seed ^ mix(pair as u64 * 2 + slot)) >> 1;
+        let engine_seed = |slot: u64| derive_seed(cfg.seed, pair as u64 * 2 + slot) >> 1;
         let seeds =
             if index.is_multiple_of(2) { [engine_seed(0), engine_seed(1)] } else { [engine_seed(1), engine_seed(0)] };
         GameSetup {

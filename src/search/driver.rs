@@ -9,6 +9,7 @@
 use super::limits::SearchClock;
 use super::tree::{Tree, NODE_BYTES};
 use crate::belief::world_key;
+use crate::core::hash::GOLDEN_GAMMA;
 use crate::eval::Evaluator;
 use crate::rules::Position;
 use rand::distributions::{Distribution, WeightedIndex};
@@ -142,7 +143,7 @@ pub fn units(
                 tree,
                 worlds: members,
                 sampler,
-                rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+                rng: Xoshiro256PlusPlus::seed_from_u64(seed ^ (i as u64).wrapping_mul(GOLDEN_GAMMA)),
                 quota,
                 iterations: 0,
                 full: false,

@@ -20,6 +20,7 @@ use super::wire::{
     ObsKind, ObservationAck, ObservationPush, Problem, TurnRequest, TurnResponse, WireClock, WireMove, WireObservation,
     PROTOCOL_VERSION,
 };
+use crate::core::hash::{fnv1a, mix64};
 use crate::core::{Color, Move, MoveKind, Role, Variant};
 use crate::engine::EngineOptions;
 use crate::rules::{Castling, Position};
@@ -437,7 +438,7 @@ impl Engine {
         let limits = plan.limits(side, self.config.move_overhead_ms, self.config.nodes, searchmoves);
         let mut searcher = match state.searcher.take() {
             Some(s) if !self.simple_player => s,
-            _ => self.make_searcher(variant, side, mix(state.seed ^ state.info.plies() as u64)),
+            _ => self.make_searcher(variant, side, mix64(state.seed ^ state.info.plies() as u64)),
         };
         let mut last = SearchInfo::default();
         let info = &state.info;
@@ -546,7 +547,7 @@ impl Engine {
                     view.to_text()
                 )));
             }
-            let seed = mix(self.config.seed ^ fnv(request.game_id.as_bytes()) ^ (side.index() as u64 + 1));
+            let seed = mix64(self.config.seed ^ fnv1a(request.game_id.as_bytes()) ^ (side.index() as u64 + 1));
             let searcher = (!self.simple_player).then(|| self.make_searcher(variant, side, seed));
             *state = Some(GameState {
                 variant,
@@ -720,19 +721,6 @@ fn apply_entry(s: &mut GameState, obs: &WireObservation, hint: &[WireMove]) -> R
             info.bounce(mv.to).map_err(|e| e.to_string())
         }
     }
-}
-
-/// FNV-1a, for seeding from a game id.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
-/// SplitMix64's finalizer.
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// The moves the search may choose among, when the request's `legalMoves` and `ours` (the legal
