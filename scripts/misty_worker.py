@@ -14,7 +14,7 @@ Mistboard's engine worker pool (the same envelope `murk serve --stdio` reads):
 
 Dark Chess only (Misty plays nothing else). One belief per gameId: a request whose gameId
 differs from the last, or whose transcript is shorter than what was fed, starts a new game.
-Timing lines go to stderr. The set-up: the README, "Playing Mistboard engines".
+Timing lines go to stderr. The set-up: docs/match.md, "Playing Mistboard engines".
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ from fow_chess.protocol_adapter import (  # noqa: E402
 class Misty:
     def __init__(self, profile: str, seed: int, p_max: int):
         if not rust_health.available():
-            sys.exit("misty worker: the fow_rust extension is not installed (see README.md); "
+            sys.exit("misty worker: the fow_rust extension is not installed (see docs/match.md); "
                      "pure-Python Misty cannot finish a game under a time limit")
         self.profile, self.seed, self.p_max = profile, seed, p_max
         self.strategy = None

@@ -368,7 +368,7 @@ fn piece(color: Color, role: Role) -> Content {
 #[test]
 fn the_default_limits_fit_the_default_memory_budget_and_a_smaller_one_shrinks_them() {
     let defaults = BeliefConfig::default();
-    // The sizes the README and the options promise are the ones the belief runs with.
+    // The sizes docs/tools.md and the options promise are the ones the belief runs with.
     assert_eq!(defaults.limits(), (defaults.max_worlds, defaults.max_children));
     let small = BeliefConfig { hash_mib: defaults.hash_mib / 4, ..defaults.clone() };
     let (worlds, children) = small.limits();

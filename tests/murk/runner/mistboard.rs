@@ -450,7 +450,7 @@ fn a_tournament_with_a_mistboard_engine_killed_mid_run_and_resumed_plays_each_ga
     assert!(records.iter().any(|r| r.wire.contains(&Wire::Mistboard)));
 }
 
-/// Misty (README, "Playing Mistboard engines"): two games at 1 s a move against the built-in
+/// Misty (docs/match.md, "Playing Mistboard engines"): two games at 1 s a move against the built-in
 /// Murk through `scripts/misty_worker.py`. Needs Misty installed (`MURK_MISTY_PYTHON`, default
 /// `~/misty/bin/python`); fails if it is not.
 /// `cargo test --release --test murk misty -- --ignored`
