@@ -40,7 +40,7 @@ pub fn goes_on(pos: &Position) -> bool {
     let to_move = pos.turn();
     !pos.is_king_captured()
         && !pos.king_on_far_rank(to_move)
-        && (pos.halfmoves() < 100 || pos.king_on_far_rank(to_move.opponent()))
+        && (!pos.no_progress_limit_reached() || pos.king_on_far_rank(to_move.opponent()))
 }
 
 /// True if `mv`, just played by `mover` and leaving `after`, armed `mover`'s Try. A king that

@@ -200,17 +200,18 @@ impl Game {
             }
             PlyVerdict::TryArmed => (self.position.count_moves() == 0)
                 .then_some(Outcome { winner: Some(mover), reason: EndReason::TryCompleted }),
-            PlyVerdict::Neither => self.judge_draws_and_stalemate(mover),
+            PlyVerdict::Neither => self.judge_draws_and_stalemate(),
         };
         self.outcome = outcome;
         PlyReport { mv, captured, try_armed, outcome }
     }
 
-    fn judge_draws_and_stalemate(&self, mover: Color) -> Option<Outcome> {
+    /// The end, if any, of a ply that decided nothing about the kings: no legal move, threefold
+    /// repetition or the no-progress limit.
+    fn judge_draws_and_stalemate(&self) -> Option<Outcome> {
         let pos = &self.position;
         if pos.count_moves() == 0 {
-            let winner = pos.variant().no_move_loses().then_some(mover);
-            return Some(Outcome { winner, reason: EndReason::NoLegalMove });
+            return Some(Outcome { winner: pos.winner_when_stuck(), reason: EndReason::NoLegalMove });
         }
         let key = *self.keys.last().expect("history holds the start");
         let window = (pos.halfmoves() as usize + 1).min(self.keys.len());
@@ -218,6 +219,6 @@ impl Game {
         if repeats >= 3 {
             return Some(Outcome { winner: None, reason: EndReason::Repetition });
         }
-        (pos.halfmoves() >= 100).then_some(Outcome { winner: None, reason: EndReason::NoProgress })
+        pos.no_progress_limit_reached().then_some(Outcome { winner: None, reason: EndReason::NoProgress })
     }
 }

@@ -71,6 +71,9 @@ impl Castling {
     }
 }
 
+/// Plies without a capture, pawn or soldier move or drop after which the game is drawn (RULES.md).
+pub const NO_PROGRESS_LIMIT: u32 = 100;
+
 /// A complete position: placement, promoted marks, hands, side to move, castling rights,
 /// en-passant square and move counters.
 ///
@@ -176,6 +179,20 @@ impl Position {
     #[inline(always)]
     pub fn halfmoves(&self) -> u32 {
         self.halfmoves
+    }
+
+    /// True if the game is drawn for want of progress ([`NO_PROGRESS_LIMIT`] plies without a
+    /// capture, pawn or soldier move or drop), unless a pending Try ends it first.
+    #[inline(always)]
+    pub fn no_progress_limit_reached(&self) -> bool {
+        self.halfmoves >= NO_PROGRESS_LIMIT
+    }
+
+    /// Who wins when the side to move has no legal move (RULES.md): the other side when a Try
+    /// is pending against it or where having no move loses; nobody (a draw) in Dark Chess.
+    pub fn winner_when_stuck(&self) -> Option<Color> {
+        let stuck = self.turn;
+        (self.king_on_far_rank(stuck.opponent()) || self.variant.no_move_loses()).then_some(stuck.opponent())
     }
 
     /// The move number, starting at 1 and counting up after Black's move.

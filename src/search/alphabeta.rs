@@ -220,7 +220,7 @@ impl Search<'_> {
         if pos.is_attacked(their_king, us) {
             return WIN - ply as f32;
         }
-        if ply > 0 && (pos.halfmoves() >= 100 || self.repeats(pos)) {
+        if ply > 0 && (pos.no_progress_limit_reached() || self.repeats(pos)) {
             return 0.0;
         }
         if depth <= 0 || ply >= MAX_PLY - 1 {
@@ -396,8 +396,7 @@ impl Search<'_> {
 /// The value of a position whose side to move has no move (RULES.md): a loss when a Try is
 /// pending against it or in the variants where having no move loses, else a draw.
 fn no_moves_value(pos: &Position, ply: usize) -> f32 {
-    let stuck = pos.turn();
-    if pos.king_on_far_rank(stuck.opponent()) || pos.variant().no_move_loses() {
+    if pos.winner_when_stuck().is_some() {
         -WIN + ply as f32
     } else {
         0.0

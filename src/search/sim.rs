@@ -38,7 +38,7 @@ impl Sim {
             PlyVerdict::KingCaptured => Some(Some(mover)),
             PlyVerdict::TryCompleted => Some(Some(mover.opponent())),
             PlyVerdict::TryArmed => None,
-            PlyVerdict::Neither => (self.pos.halfmoves() >= 100 || self.repeats()).then_some(None),
+            PlyVerdict::Neither => (self.pos.no_progress_limit_reached() || self.repeats()).then_some(None),
         }
     }
 
@@ -60,12 +60,7 @@ impl Sim {
     /// The result when the side to move has no legal move: the Try's racer or the mover wins,
     /// except in Dark Chess, where it is a draw (without a pending Try).
     pub fn no_moves_result(&self) -> SimResult {
-        let stuck = self.pos.turn();
-        if self.pos.king_on_far_rank(stuck.opponent()) || self.pos.variant().no_move_loses() {
-            Some(stuck.opponent())
-        } else {
-            None
-        }
+        self.pos.winner_when_stuck()
     }
 }
 
