@@ -330,7 +330,6 @@ fn build(recipes: Keyed<Recipe>, parents: &WorldSet, lineage: Option<&mut Lineag
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::belief::keys::world_key;
     use crate::belief::OpponentModel;
     use crate::core::{Color, Variant};
     use crate::view::{Observation, View};
@@ -347,7 +346,7 @@ mod tests {
             "r1bqkbnr/pppppppp/2n5/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
         ] {
             let pos = fen(f);
-            builder.add(world_key(&pos), pos, 1.0, || NO_NODE);
+            builder.add(pos.repetition_key(), pos, 1.0, || NO_NODE);
         }
         (builder.finish(), fen("r1bqkbnr/ppppppp1/2n4p/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 1 2"))
     }
@@ -408,7 +407,7 @@ mod tests {
                     fen_row(&ranks[2])
                 );
                 let pos = Position::from_fen(Variant::DarkChess, &fen).expect("a legal FEN");
-                builder.add(world_key(&pos), pos, weight, || NO_NODE);
+                builder.add(pos.repetition_key(), pos, weight, || NO_NODE);
                 weight *= 1.01;
             }
         }
@@ -440,7 +439,7 @@ mod tests {
             "{weight_share:.3} of the weight in {count_share:.3} of the children"
         );
         for (key, world) in late.set.keys().iter().zip(late.set.worlds()) {
-            assert!(all.set.find(world).is_some() && *key == world_key(world), "a child of no parent");
+            assert!(all.set.find(world).is_some() && *key == world.repetition_key(), "a child of no parent");
         }
     }
 

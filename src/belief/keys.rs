@@ -1,5 +1,7 @@
 //! Zobrist keys of worlds, updated move by move, so that a child that is already in the set is
-//! recognized before it is built. Move counters are not part of a world's key.
+//! recognized before it is built. A world's key is the rules' repetition key
+//! ([`Position::repetition_key`]: placement, promoted marks, hands, side to move, castling rights
+//! and the en-passant square; the move counters are left out), so these deltas share its tables.
 
 use crate::core::attacks;
 use crate::core::{Color, Move, MoveKind, Role, Square};
@@ -12,13 +14,6 @@ fn piece(color: Color, role: Role, sq: Square) -> u64 {
 
 fn hand(color: Color, role: Role, count: u8) -> u64 {
     T.hand[color.index()][role.index()][(count as usize).min(HAND_SLOTS - 1)]
-}
-
-/// The key of everything that makes two worlds the same: placement, promoted marks, hands, side
-/// to move, castling rights and the en-passant square (the move counters are left out). It is the
-/// rules' repetition key, so `key_delta` shares its tables.
-pub fn world_key(pos: &Position) -> u64 {
-    pos.repetition_key()
 }
 
 /// Castling rights lost when a move starts or ends on `sq`.
@@ -34,7 +29,7 @@ fn rights_touched(sq: Square) -> u8 {
     lost
 }
 
-/// What `world_key` changes by when `m` (one of `pos`'s pseudo-legal moves) is played on `pos`.
+/// What a world's key changes by when `m` (one of `pos`'s pseudo-legal moves) is played on `pos`.
 pub fn key_delta(pos: &Position, m: Move) -> u64 {
     let us = pos.turn();
     let them = us.opponent();
@@ -116,9 +111,9 @@ mod tests {
                 for _ in 0..200 {
                     let moves = pos.moves();
                     let Some(&m) = moves.choose(&mut rng) else { break };
-                    let expected = world_key(&pos) ^ key_delta(&pos, m);
+                    let expected = pos.repetition_key() ^ key_delta(&pos, m);
                     pos.play_unchecked(m);
-                    assert_eq!(expected, world_key(&pos), "{variant}: {} after {m:?}", pos.to_fen());
+                    assert_eq!(expected, pos.repetition_key(), "{variant}: {} after {m:?}", pos.to_fen());
                     if pos.is_king_captured() {
                         break;
                     }

@@ -45,7 +45,6 @@ mod repair;
 mod step;
 mod worlds;
 
-pub use keys::world_key;
 pub use marginals::{Content, SquareProbabilities};
 pub use model::{features, purpose_weights, OpponentModel, Target, FEATURES, FEATURE_NAMES, PURPOSE_FLOOR};
 pub use worlds::{same_world, Keyed, Stored, WorldSet};

@@ -12,7 +12,6 @@
 //! back to worlds repaired to show a recent view and replayed through the events since.
 
 use super::expand;
-use super::keys::world_key;
 use super::lineage::Anchor;
 use super::lookahead::Lookahead;
 use super::repair::repair;
@@ -360,7 +359,7 @@ impl Belief {
         for seed in seeds.worlds().iter().chain(std::iter::once(&self.start)) {
             let Some(world) = repair(seed, &view, turn) else { continue };
             let lineage = &mut self.lineage;
-            builder.add(world_key(&world), world.clone(), 1.0, || {
+            builder.add(world.repetition_key(), world.clone(), 1.0, || {
                 lineage.as_mut().map_or(NO_NODE, |l| l.anchor(Anchor { events, world }))
             });
         }

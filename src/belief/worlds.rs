@@ -2,7 +2,6 @@
 //! by key, and the ways of cutting a set down.
 
 use super::key_index::KeyIndex;
-use super::keys::world_key;
 use crate::core::hash::GOLDEN_GAMMA;
 use crate::core::{Color, Role};
 use crate::rules::Position;
@@ -73,7 +72,7 @@ pub trait Stored: Clone + Send + Sync {
 
 impl Stored for Position {
     fn fits_key(&self, key: u64) -> bool {
-        world_key(self) == key
+        self.repetition_key() == key
     }
 }
 
@@ -99,12 +98,12 @@ impl<T> Default for Keyed<T> {
 impl WorldSet {
     /// A set holding one world of weight 1.
     pub fn single(pos: Position, node: u32) -> WorldSet {
-        WorldSet { keys: vec![world_key(&pos)], worlds: vec![pos], weights: vec![1.0], nodes: vec![node] }
+        WorldSet { keys: vec![pos.repetition_key()], worlds: vec![pos], weights: vec![1.0], nodes: vec![node] }
     }
 
     /// Index of the world equal to `pos` (move counters aside), if the set holds it.
     pub fn find(&self, pos: &Position) -> Option<usize> {
-        let key = world_key(pos);
+        let key = pos.repetition_key();
         (0..self.len()).find(|&i| self.keys[i] == key && same_world(&self.worlds[i], pos))
     }
 }
@@ -606,7 +605,7 @@ mod tests {
         for (i, &m) in start.moves().iter().enumerate() {
             let mut pos = start.clone();
             pos.play_unchecked(m);
-            builder.add(world_key(&pos), pos, weight(i), || i as u32);
+            builder.add(pos.repetition_key(), pos, weight(i), || i as u32);
         }
         builder.finish()
     }
@@ -693,7 +692,7 @@ mod tests {
             assert_eq!(nodes, expected, "the {n} heaviest, in their order");
             for (j, &i) in expected.iter().enumerate() {
                 assert_eq!(heavy.keys()[j], set.keys()[i]);
-                assert_eq!(heavy.keys()[j], world_key(&heavy.worlds()[j]), "world and key moved together");
+                assert_eq!(heavy.keys()[j], heavy.worlds()[j].repetition_key(), "world and key moved together");
                 let ratio = heavy.weights()[j] / set.weights()[i];
                 assert!((ratio - heavy.weights()[0] / set.weights()[expected[0]]).abs() < 1e-9);
             }

@@ -8,10 +8,9 @@
 //! Only quiet positions are kept (no king under attack, no capture that wins material by static
 //! exchange): the search asks the evaluation about quiet positions, and a tactical position's
 //! score says more about the tactic than about the position. A position already kept (by
-//! [`world_key`]) is not labelled again. A run is a function of its arguments: games are seeded
+//! [`Position::repetition_key`]) is not labelled again. A run is a function of its arguments: games are seeded
 //! by number, and their samples are written in game order whatever `--jobs` is.
 
-use crate::belief::world_key;
 use crate::core::{Color, Variant};
 use crate::engine::EngineOptions;
 use crate::eval::features;
@@ -328,7 +327,7 @@ fn label_game(args: &DatagenArgs, index: u64, teacher: &mut Teacher) -> Result<V
     let mut seen = HashSet::new();
     let mut samples = Vec::new();
     for pos in game.positions {
-        let key = world_key(&pos);
+        let key = pos.repetition_key();
         if !seen.insert(key) {
             continue;
         }

@@ -8,7 +8,6 @@
 
 use super::limits::SearchClock;
 use super::tree::{Tree, NODE_BYTES};
-use crate::belief::world_key;
 use crate::core::hash::GOLDEN_GAMMA;
 use crate::eval::Evaluator;
 use crate::rules::Position;
@@ -103,7 +102,7 @@ impl Unit {
 
 /// Builds the units: one per world for PIMC, `trees` for ISMCTS, sharing `memory_bytes` and a
 /// node budget `nodes` split in a fixed way. A PIMC unit whose world has a tree in `reuse`
-/// (keyed by [`world_key`]) starts from it.
+/// (keyed by [`Position::repetition_key`]) starts from it.
 pub fn units(
     mode: Mode,
     worlds: &[(Position, f64)],
@@ -130,7 +129,7 @@ pub fn units(
             let quota = nodes.map(|n| n / count as u64 + u64::from((i as u64) < n % count as u64));
             let reused = match mode {
                 Mode::Ismcts => None,
-                Mode::Pimc | Mode::AlphaBeta => reuse.remove(&world_key(&worlds[i].0)),
+                Mode::Pimc | Mode::AlphaBeta => reuse.remove(&worlds[i].0.repetition_key()),
             };
             let tree = match reused {
                 Some(mut tree) => {

@@ -8,7 +8,6 @@ use super::root;
 use super::searcher::{SearchConfig, SearchInfo, Searcher};
 use super::tree::Tree;
 use super::worlds::{thread_pool, Update, WorldSource};
-use crate::belief::world_key;
 use crate::core::{Move, Role};
 use crate::rules::Position;
 use crate::view::{InfoState, SimplePlayer, SquareView};
@@ -86,7 +85,7 @@ const MIN_WORLDS: usize = 6;
 const REPLY_RESERVE: Duration = Duration::from_millis(3);
 
 /// The subtrees the next search may start from, for the worlds it searches (`wanted`, by
-/// [`world_key`]): a whole tree when the same position comes back (after a bounce), or the
+/// [`Position::repetition_key`]): a whole tree when the same position comes back (after a bounce), or the
 /// subtree of a well-visited reply to the move played (the position after the opponent's answer),
 /// within `memory` bytes in all.
 fn reusable_subtrees(last: &LastSearch, wanted: &HashSet<u64>, memory: usize) -> HashMap<u64, Tree> {
@@ -100,14 +99,14 @@ fn reusable_subtrees(last: &LastSearch, wanted: &HashSet<u64>, memory: usize) ->
         }
         let mut candidates: Vec<(u64, Vec<Move>)> = Vec::new();
         if best.is_drop() {
-            candidates.push((world_key(world), Vec::new()));
+            candidates.push((world.repetition_key(), Vec::new()));
         }
         let mut after = world.clone();
         after.play_unchecked(best);
         for reply in tree.replies(best).filter(|r| r.visits >= MIN_REUSE_VISITS) {
             let mut next = after.clone();
             next.play_unchecked(reply.mv);
-            candidates.push((world_key(&next), vec![best, reply.mv]));
+            candidates.push((next.repetition_key(), vec![best, reply.mv]));
         }
         for (key, line) in candidates {
             if !wanted.contains(&key) || kept.contains_key(&key) {
@@ -259,7 +258,7 @@ impl MurkSearcher {
     ) -> Option<Move> {
         let memory = (self.config.hash_mib.max(2) / 2) << 20;
         let budget_nodes = clock.budget().nodes;
-        let wanted: HashSet<u64> = worlds.iter().map(|w| world_key(&w.0)).collect();
+        let wanted: HashSet<u64> = worlds.iter().map(|w| w.0.repetition_key()).collect();
         let mut reuse = self.last.take().map_or_else(HashMap::new, |last| reusable_subtrees(&last, &wanted, memory));
         let reusable = reuse.len();
         let mut units =

@@ -4,7 +4,7 @@
 //! Murk's own search and `murk uci-fog` both draw their positions from here.
 
 use super::limits::Budget;
-use crate::belief::{world_key, Belief, BeliefConfig};
+use crate::belief::{Belief, BeliefConfig};
 use crate::rules::Position;
 use crate::view::InfoState;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -171,10 +171,10 @@ impl WorldSource {
         let mut merged: Vec<(Position, f64)> = Vec::new();
         let mut index: HashMap<u64, usize> = HashMap::new();
         for world in belief.sample(n, rng) {
-            match index.get(&world_key(&world)) {
+            match index.get(&world.repetition_key()) {
                 Some(&i) => merged[i].1 += 1.0,
                 None => {
-                    index.insert(world_key(&world), merged.len());
+                    index.insert(world.repetition_key(), merged.len());
                     merged.push((world, 1.0));
                 }
             }
