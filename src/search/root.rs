@@ -137,26 +137,38 @@ struct Sample {
     visits: u64,
 }
 
+/// A move's weighted mean and its worst value over the worlds that valued it (`(value,
+/// weight)` pairs); `None` when they weigh nothing.
+pub fn mean_and_worst(values: impl IntoIterator<Item = (f64, f64)>) -> Option<(f64, f64)> {
+    let (mut sum, mut weight, mut worst) = (0.0f64, 0.0f64, f64::INFINITY);
+    for (value, w) in values {
+        sum += w * value;
+        weight += w;
+        worst = worst.min(value);
+    }
+    (weight > 0.0).then(|| (sum / weight, worst))
+}
+
+/// The risk rule of choosing under the fog: a move is worth its mean over the worlds blended
+/// with its worst case, `risk` of the worst (0: the mean only, 1: the worst case only).
+pub fn risk_blend(mean: f64, worst: f64, risk: f64) -> f64 {
+    (1.0 - risk) * mean + risk * worst
+}
+
 /// The candidate for `mv` from its samples: weighted mean and worst case, both lowered by the
 /// safety check's `danger`, blended by `alpha`.
 fn candidate(mv: Move, danger: &Danger, samples: impl Iterator<Item = Sample>, alpha: f32) -> Candidate {
     let Danger { king_loss, blind_drop } = *danger;
     let mut visits = 0u64;
-    let (mut sum, mut weight, mut worst) = (0.0f64, 0.0f64, f32::INFINITY);
-    for sample in samples {
+    let values = samples.map(|sample| {
         visits += sample.visits;
-        sum += sample.weight * sample.value as f64;
-        weight += sample.weight;
-        worst = worst.min(sample.value);
-    }
-    let mean = if weight > 0.0 { (sum / weight) as f32 } else { -1.0 };
-    let mut worst = if worst.is_finite() { worst } else { mean };
-    if king_loss > 0.0 {
-        worst = -1.0;
-    }
+        (f64::from(sample.value), sample.weight)
+    });
+    let (mean, worst) = mean_and_worst(values).map_or((-1.0, -1.0), |(mean, worst)| (mean as f32, worst as f32));
+    let worst = if king_loss > 0.0 { -1.0 } else { worst };
     let lost = (king_loss + BLIND_DROP_LOSS * blind_drop).min(1.0);
     let mean = mean * (1.0 - lost) - lost;
-    let score = (1.0 - alpha) * mean + alpha * worst;
+    let score = risk_blend(f64::from(mean), f64::from(worst), f64::from(alpha)) as f32;
     Candidate { mv, visits, mean, worst, king_loss, blind_drop, score }
 }
 

@@ -13,6 +13,7 @@ use crate::engine::{EngineOptions, PlayerEntry, Session};
 use crate::rules::Position;
 use crate::search::limits::{Budget, Limits, SearchClock, DEFAULT_MOVE_TIME_MS};
 use crate::search::murk::visible_king_capture;
+use crate::search::root::{mean_and_worst, risk_blend};
 use crate::search::{thread_pool, WorldSource};
 use crate::search::{SearchConfig, SearchInfo, Searcher};
 use crate::view::InfoState;
@@ -245,7 +246,7 @@ impl UciFogSearcher {
         worlds: &[(Position, f64)],
         plan: &TimePlan,
         stop: &AtomicBool,
-        scored: &mut Vec<WorldScores>,
+        scored: &mut Vec<ChildScores>,
     ) -> Result<(), ChildError> {
         let mut slot = lock(&self.slot);
         let ready_by = plan.deadline().unwrap_or_else(|| Instant::now() + STARTUP_TIMEOUT);
@@ -279,7 +280,7 @@ impl UciFogSearcher {
                 }
             }
             if !scores.is_empty() {
-                scored.push(WorldScores { weight: *weight, moves, scores });
+                scored.push(ChildScores { weight: *weight, moves, scores });
             }
         }
         Ok(())
@@ -395,7 +396,7 @@ impl TimePlan {
 
 /// What the child reported in one world.
 #[derive(Clone, Debug, PartialEq)]
-pub struct WorldScores {
+pub struct ChildScores {
     /// The world's weight (how many of the drawn worlds it stands for).
     pub weight: f64,
     /// Our moves that are legal in this world (the ones the child was asked about).
@@ -421,26 +422,17 @@ pub struct MoveValue {
 /// (the first candidate wins ties). In a world, a move the child did not score but could play
 /// counts [`UNREPORTED_PENALTY_CP`] below the lowest score there; worlds without any score, and
 /// worlds where the move is not legal (a drop onto a hidden piece), do not count for it.
-pub fn choose(worlds: &[WorldScores], candidates: &[Move], risk: f64) -> Option<MoveValue> {
+pub fn choose(worlds: &[ChildScores], candidates: &[Move], risk: f64) -> Option<MoveValue> {
     let mut best: Option<MoveValue> = None;
     for &mv in candidates {
-        let (mut weight, mut sum, mut worst) = (0.0, 0.0, f64::INFINITY);
-        for w in worlds {
-            let Some(floor) = w.scores.iter().map(|(_, s)| f64::from(*s)).reduce(f64::min) else { continue };
-            if !w.moves.contains(&mv) {
-                continue;
-            }
+        let values = worlds.iter().filter(|w| w.moves.contains(&mv)).filter_map(|w| {
+            let floor = w.scores.iter().map(|(_, s)| f64::from(*s)).reduce(f64::min)?;
             let score =
                 w.scores.iter().find(|(m, _)| *m == mv).map_or(floor - UNREPORTED_PENALTY_CP, |(_, s)| f64::from(*s));
-            weight += w.weight;
-            sum += w.weight * score;
-            worst = worst.min(score);
-        }
-        if weight <= 0.0 {
-            continue;
-        }
-        let mean = sum / weight;
-        let value = (1.0 - risk) * mean + risk * worst;
+            Some((score, w.weight))
+        });
+        let Some((mean, worst)) = mean_and_worst(values) else { continue };
+        let value = risk_blend(mean, worst, risk);
         if best.as_ref().is_none_or(|b| value > b.value) {
             best = Some(MoveValue { mv, mean, worst, value });
         }

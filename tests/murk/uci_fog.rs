@@ -8,7 +8,7 @@ use crate::protocol::{greedy_opponent, play_on, Engine, Setup};
 use crate::runner::fake::{run_match, Scratch};
 use murk::core::{Color, Move, Square, Variant};
 use murk::rules::Position;
-use murk::uci_fog::{choose, WorldScores};
+use murk::uci_fog::{choose, ChildScores};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -264,8 +264,8 @@ fn mv(text: &str) -> Move {
     Move::parse(text, Variant::DarkCrazyhouse).expect("test move")
 }
 
-fn world(weight: f64, moves: &[&str], scores: &[(&str, i32)]) -> WorldScores {
-    WorldScores {
+fn world(weight: f64, moves: &[&str], scores: &[(&str, i32)]) -> ChildScores {
+    ChildScores {
         weight,
         moves: moves.iter().map(|m| mv(m)).collect(),
         scores: scores.iter().map(|&(m, s)| (mv(m), s)).collect(),
