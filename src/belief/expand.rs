@@ -23,6 +23,11 @@ use std::time::Instant;
 
 /// Sets smaller than this are expanded on one thread.
 const PARALLEL_MIN: usize = 4096;
+/// Most chunks a set is expanded in at once (more threads than this split no further).
+const MAX_CHUNKS: usize = 8;
+/// An expansion stops taking rounds of parents when less than `1 / ROOM_LEFT` of its cap or
+/// of its work budget is left.
+const ROOM_LEFT: usize = 16;
 /// Children per parent to make room for at first.
 const CHILDREN_GUESS: usize = 8;
 /// How many parents ahead an expansion starts fetching a parent's world.
@@ -218,7 +223,7 @@ impl Rounds {
         effort: Effort,
         rng: &mut impl Rng,
     ) {
-        let threads = if indices.len() >= PARALLEL_MIN { rayon::current_num_threads().clamp(1, 8) } else { 1 };
+        let threads = if indices.len() >= PARALLEL_MIN { rayon::current_num_threads().clamp(1, MAX_CHUNKS) } else { 1 };
         let seeds: Vec<u64> = (0..threads).map(|_| rng.gen()).collect();
         let chunk_cap = cap.div_ceil(threads);
         let floor = DEADLINE_FLOOR.saturating_sub(self.made).div_ceil(threads);
@@ -288,7 +293,11 @@ pub fn expand(
             rounds.expand(step, parents, &indices, cap.saturating_sub(rounds.made), effort, rng);
             let room = cap.saturating_sub(rounds.made);
             let work_left = work_budget.saturating_sub(rounds.work);
-            if order.remaining() == 0 || room < cap / 16 || work_left < work_budget / 16 || rounds.late {
+            if order.remaining() == 0
+                || room < cap / ROOM_LEFT
+                || work_left < work_budget / ROOM_LEFT as u64
+                || rounds.late
+            {
                 break;
             }
             // Fill most of the room left at the rate seen so far, as far as the work left allows.

@@ -41,7 +41,7 @@ pub struct EngineOptions {
     pub hash_mib: usize,
     /// `Move Overhead`, in milliseconds.
     pub move_overhead_ms: u64,
-    /// `Search`: PIMC or ISMCTS.
+    /// `Search`: alpha-beta per world (the default), PIMC or ISMCTS.
     pub search_mode: Mode,
     /// `Eval`: the net (true) or the hand-written evaluation.
     pub use_net: bool,

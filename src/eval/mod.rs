@@ -31,6 +31,12 @@ pub const WIN: f32 = 1000.0;
 /// The value a certain win is given on the search's scale: short of a proven result.
 const WIN_VALUE: f32 = 0.98;
 
+/// A value in (-1, 1) as centipawns: the inverse of [`to_value`]'s squashing (values past
+/// +-0.999 read as +-0.999).
+pub fn to_centipawns(value: f32) -> i32 {
+    (value.clamp(-0.999, 0.999).atanh() * (SCALE * 100.0)).round() as i32
+}
+
 /// A score in pawns as a value in (-1, 1); won and lost scores map to +-`WIN_VALUE`.
 pub fn to_value(pawns: f32) -> f32 {
     if pawns.abs() >= WIN / 2.0 {
@@ -406,4 +412,19 @@ fn race(pos: &Position, side: Color, enemy_attacks: Bitboard) -> f32 {
         score += 1.5;
     }
     score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Centipawns are the inverse of the squashing: a score survives the round trip to the
+    /// centipawn, and values near +-1 read as large but finite scores.
+    #[test]
+    fn to_centipawns_inverts_to_value() {
+        for pawns in [-7.5f32, -1.0, -0.13, 0.0, 0.42, 3.0, 9.0] {
+            assert_eq!(to_centipawns(to_value(pawns)), (pawns * 100.0).round() as i32, "{pawns}");
+        }
+        assert!(to_centipawns(1.0) > 2000 && to_centipawns(1.0) == -to_centipawns(-1.0));
+    }
 }

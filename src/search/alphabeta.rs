@@ -54,6 +54,13 @@ const TACTICAL_ORDER: f32 = 1e6;
 const KILLER_ORDER: f32 = 5e5;
 /// Entries of a world's transposition table (a power of two).
 const TT_ENTRIES: usize = 1 << 15;
+/// Late-move reductions: a quiet move is searched a ply shallower from this depth on, once
+/// [`LMR_FIRST_MOVE`] moves were tried before it...
+const LMR_MIN_DEPTH: i32 = 3;
+const LMR_FIRST_MOVE: usize = 3;
+/// ...and two plies shallower from this depth on, once [`LMR_DEEP_MOVE`] were.
+const LMR_DEEP_DEPTH: i32 = 5;
+const LMR_DEEP_MOVE: usize = 10;
 
 /// The bound a stored score is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -264,8 +271,11 @@ impl Search<'_> {
                 PlyVerdict::TryCompleted => -WIN + ply as f32,
                 PlyVerdict::TryArmed | PlyVerdict::Neither => {
                     let quiet = !tactical && order < KILLER_ORDER && !threatened;
-                    let reduction =
-                        if quiet && depth >= 3 && index >= 3 { 1 + i32::from(index >= 10 && depth >= 5) } else { 0 };
+                    let reduction = if quiet && depth >= LMR_MIN_DEPTH && index >= LMR_FIRST_MOVE {
+                        1 + i32::from(index >= LMR_DEEP_MOVE && depth >= LMR_DEEP_DEPTH)
+                    } else {
+                        0
+                    };
                     self.search_child(&child, depth, reduction, index == 0, (alpha, beta), ply)
                 }
             };

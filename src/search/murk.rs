@@ -9,6 +9,7 @@ use super::searcher::{SearchConfig, SearchInfo, Searcher};
 use super::tree::Tree;
 use super::worlds::{thread_pool, Update, WorldSource};
 use crate::core::{Move, Role};
+use crate::eval::to_centipawns;
 use crate::rules::Position;
 use crate::view::{InfoState, SimplePlayer, SquareView};
 use rand::SeedableRng;
@@ -38,7 +39,8 @@ impl Default for SearchParams {
     }
 }
 
-/// The MCTS player.
+/// Murk's searcher: the belief and the search of the worlds drawn from it, by the `Search`
+/// option's mode (alpha-beta per world by default; PIMC or ISMCTS trees).
 pub struct MurkSearcher {
     config: SearchConfig,
     params: SearchParams,
@@ -129,11 +131,6 @@ pub(crate) fn visible_king_capture(info: &InfoState, legal: &[Move]) -> Option<M
         !m.is_drop()
             && matches!(info.view().square(m.to), SquareView::Piece(p, _) if p.role == Role::King && p.color != info.side())
     })
-}
-
-/// A value in (-1, 1) as centipawns, inverting the evaluation's squashing.
-fn value_to_cp(v: f32) -> i32 {
-    (v.clamp(-0.999, 0.999).atanh() * 600.0).round() as i32
 }
 
 impl MurkSearcher {
@@ -403,7 +400,7 @@ impl MurkSearcher {
             nodes: Some(nodes),
             nps: Some((nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64),
             time_ms: Some(elapsed.as_millis() as u64),
-            score_cp: best.map(|b| value_to_cp(b.score)),
+            score_cp: best.map(|b| to_centipawns(b.score)),
             pv,
             string: Some(phases.describe(worlds.len(), 0, self.config.mode, elapsed.saturating_sub(phases.checked))),
             ..SearchInfo::default()
@@ -480,7 +477,7 @@ impl RootState<'_> {
             nodes: Some(nodes),
             nps: Some((nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64),
             time_ms: Some(elapsed.as_millis() as u64),
-            score_cp: best.map(|b| value_to_cp(b.score)),
+            score_cp: best.map(|b| to_centipawns(b.score)),
             pv,
             ..SearchInfo::default()
         }

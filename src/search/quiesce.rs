@@ -1,4 +1,4 @@
-//! The quiescence search that values the tree's leaves: from a leaf it plays out the captures,
+//! The quiescence search that values the search's leaves (the alpha-beta's and the trees'): from a leaf it plays out the captures,
 //! promotions and king captures (and in Crazyhouse, at the first ply, the drops that attack the
 //! enemy king), so a leaf where a piece hangs is valued after the exchange, not before. Losing
 //! captures are pruned by static exchange evaluation; a side whose king is attacked may not stand

@@ -21,7 +21,8 @@ pub struct SearchConfig {
     pub threads: usize,
     /// The `Hash` option: a hard bound on the search's memory, in MiB.
     pub hash_mib: usize,
-    /// The `Search` option: how the MCTS shares knowledge across sampled worlds.
+    /// The `Search` option: how the worlds are searched (alpha-beta on each, or PIMC or ISMCTS
+    /// trees).
     pub mode: crate::search::Mode,
     /// The `Eval` and `EvalFile` options: what values the search's leaves.
     pub eval: crate::eval::Evaluator,
