@@ -5,7 +5,12 @@ use clap::{Parser, Subcommand};
 
 /// Murk, an engine for fog-of-war chess (dark-crazyhouse, dark-crossroads, dark-chess).
 #[derive(Parser, Debug)]
-#[command(name = "murk", version, about)]
+#[command(
+    name = "murk",
+    version,
+    about,
+    after_help = "The manual: README.md and docs/ in Murk's source; the protocol: protocol.md."
+)]
 pub struct Cli {
     /// The job to run; without one, Murk speaks the engine protocol on stdin/stdout.
     #[command(subcommand)]
@@ -16,35 +21,45 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Count the move tree: one line per root move, a blank line, then `Nodes searched: N`.
+    #[command(after_help = "The manual: docs/tools.md in Murk's source.")]
     Perft(crate::tools::perft::PerftArgs),
     /// Print one side's view of a position: the text form, then an ASCII diagram.
+    #[command(after_help = "The manual: docs/tools.md in Murk's source.")]
     View(crate::tools::view::ViewArgs),
     /// Play a match between two engines under fog, refereed on the true position.
     ///
     /// The runner sends each engine only what protocol.md allows, and prints the score and the
     /// Elo difference as cutechess-cli does.
+    #[command(after_help = "The manual: docs/match.md in Murk's source.")]
     Match(crate::runner::MatchArgs),
     /// Play a tournament of many engines under fog (round robin or gauntlet), with a crosstable
     /// and maximum-likelihood ratings of all engines on one scale; `--resume` continues one.
+    #[command(after_help = "The manual: docs/match.md in Murk's source.")]
     Tournament(crate::runner::TournamentArgs),
     /// Print a game recorded by `murk match --json` ply by ply, as ASCII boards of one view.
+    #[command(after_help = "The manual: docs/replay.md in Murk's source.")]
     Replay(crate::runner::ReplayArgs),
     /// Measure the belief state against the referee: play games, track each side's belief, and
     /// print the naive baseline, then as the last line `belief-eval variant=... games=... plies=...
     /// consistent=... truth_in_support=... square_acc=... hand_acc=... lost=... update_ms_p50=...
     /// update_ms_p99=...`.
+    #[command(after_help = "The manual: docs/tools.md in Murk's source.")]
     BeliefEval(crate::tools::belief_eval::BeliefEvalArgs),
     /// Search a fixed set of positions with a fixed seed and node count; the last two lines are
     /// `Nodes searched: N` (a signature of search and evaluation) and `Nodes/second: X`.
+    #[command(after_help = "The manual: docs/tools.md in Murk's source.")]
     Bench(crate::tools::bench::BenchArgs),
     /// Speak the engine protocol, choosing moves by running a UCI variant engine (e.g.
     /// Fairy-Stockfish) on worlds drawn from Murk's belief.
+    #[command(after_help = "The manual: docs/uci-fog.md in Murk's source.")]
     UciFog(crate::uci_fog::UciFogArgs),
     /// Write training positions for the learned evaluation: Murk's own games under fog, the
     /// truth and belief worlds, labelled by a teacher and the result (train.bin, valid.bin).
+    #[command(after_help = "The manual: docs/nets.md in Murk's source.")]
     Datagen(crate::datagen::DatagenArgs),
     /// Serve Mistboard's engine protocol (one JSON request per turn) over HTTP or stdio, so a
     /// game server can use Murk as its engine.
+    #[command(after_help = "The manual: docs/serve.md in Murk's source.")]
     Serve(crate::serve::ServeArgs),
 }
 

@@ -2,6 +2,7 @@
 
 mod belief;
 mod datagen;
+mod help;
 mod info;
 mod nets;
 mod perft;
