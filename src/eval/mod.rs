@@ -69,8 +69,9 @@ fn decided(pos: &Position) -> Option<f32> {
     pos.is_attacked(their_king, us).then_some(WIN)
 }
 
-/// Largest score the net may give, in pawns (far from [`WIN`], which only a decided position gets).
-const NET_LIMIT: f32 = 50.0;
+/// Largest score the net may give, in pawns (far from [`WIN`], which only a decided position
+/// gets); the trainer clamps the base scores it trains on to it too.
+pub const NET_LIMIT: f32 = 50.0;
 
 /// Which evaluation values the search's leaves (the `Eval` and `EvalFile` options). Two are
 /// equal when they are the hand evaluation or the same loaded net.

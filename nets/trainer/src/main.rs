@@ -14,6 +14,7 @@ use murk::core::Variant;
 use murk::eval::features::{position_of, INPUTS};
 use murk::eval::net::{Base, Net};
 use murk::eval::samples::Sample;
+use murk::eval::NET_LIMIT;
 use plotters::prelude::*;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -182,16 +183,14 @@ fn read(path: &Path, variant: Variant, base: Base) -> Result<Vec<Example>> {
                 Base::Hand => {
                     let pos =
                         position_of(variant, &sample.active).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-                    murk::eval::score(&pos).clamp(-BASE_LIMIT, BASE_LIMIT)
+                    // A decided position's score would swamp the loss.
+                    murk::eval::score(&pos).clamp(-NET_LIMIT, NET_LIMIT)
                 }
             };
             Ok(Example { sample, base })
         })
         .collect()
 }
-
-/// Largest base score used in training (pawns): a decided position's score would swamp the loss.
-const BASE_LIMIT: f32 = 50.0;
 
 /// Writes the loss curves as a PNG.
 fn plot(path: &Path, font: &Path, title: &str, losses: &[(f32, f32)]) -> Result<()> {
