@@ -3,7 +3,7 @@
 //! pieces can see, which is also how the en-passant chance the wire leaves implicit is read).
 
 use super::wire::{Problem, WireColor, WireMove, WireObservation};
-use crate::core::{attacks, role_value, Bitboard, Color, Move, MoveKind, Role, Square, Variant};
+use crate::core::{attacks, Bitboard, Color, Move, MoveKind, Role, Square, Variant};
 use crate::rules::{reach, Castling};
 use crate::view::View;
 
@@ -431,42 +431,4 @@ fn squares(set: Bitboard) -> String {
     } else {
         names.join(" ")
     }
-}
-
-/// A move chosen from the request alone, for when the engine cannot search (a transcript it
-/// cannot follow, a search past the deadline): take a king the latest observation shows, else the
-/// most valuable piece it shows, else any legal move; ties broken by `seed`. `None` only when
-/// `legal` is empty.
-pub fn fallback_move(
-    variant: Variant,
-    side: Color,
-    last: Option<&WireObservation>,
-    legal: &[WireMove],
-    seed: u64,
-) -> Option<WireMove> {
-    if legal.is_empty() {
-        return None;
-    }
-    let mut targets: Vec<Option<f64>> = vec![None; 64];
-    for (index, piece) in last.and_then(|o| o.visible_pieces.as_deref()).unwrap_or(&[]) {
-        let (Some(sq), Some(role)) = (square_of_index(variant, *index), role_of_letter(variant, &piece.letter)) else {
-            continue;
-        };
-        if color(piece.color) != side {
-            targets[sq.index()] = Some(role_value(role));
-        }
-    }
-    let value = |m: &WireMove| -> Option<f64> {
-        if m.from.starts_with('*') {
-            return None;
-        }
-        let v = targets[square_of_name(variant, &m.to)?.index()]?;
-        Some(v + if m.promotion.as_deref() == Some("queen") { 0.5 } else { 0.0 })
-    };
-    let best = legal.iter().filter_map(value).fold(None, |acc: Option<f64>, v| Some(acc.map_or(v, |a| a.max(v))));
-    let pool: Vec<&WireMove> = match best {
-        Some(b) => legal.iter().filter(|m| value(m) == Some(b)).collect(),
-        None => legal.iter().collect(),
-    };
-    Some(pool[(seed % pool.len() as u64) as usize].clone())
 }
