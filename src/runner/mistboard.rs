@@ -13,8 +13,8 @@
 
 use super::clock::Clocks;
 use super::contestant::{AskError, Contestant, GameStart, Wire};
-use super::engine::{Dir, EngineInit, Msg, StartError};
 use super::io::{EngineIo, IoFailure, Process};
+use super::line_engine::{Dir, EngineInit, Msg, StartError};
 use super::record::Forfeit;
 use super::spec::{EngineSpec, Protocol};
 use crate::core::hash::derive_seed;
