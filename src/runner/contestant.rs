@@ -6,12 +6,12 @@
 //! protocol's messages and keeps the log of what it exchanged.
 
 use super::clock::Clocks;
-use super::io::IoFailure;
 use super::line_engine::{EngineHandle, EngineInit, Msg, StartError};
 use super::mistboard::MistboardEngine;
 use super::record::Forfeit;
 use super::spec::{EngineSpec, Protocol};
 use crate::core::{Color, Square};
+use crate::process::IoFailure;
 use crate::rules::Position;
 use crate::view::Observation;
 use serde::{Deserialize, Serialize};
