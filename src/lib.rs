@@ -6,7 +6,8 @@
 //! the simple players), [`belief`] (what the hidden position may be), [`eval`] (leaf values and
 //! nets), [`search`] (the searcher interface and Murk's search), [`engine`] (a game's session and
 //! the player registry), [`protocol`] (the text front end). Beside them: [`runner`] (matches and
-//! tournaments, on rules and view only), [`serve`], [`uci_fog`], [`datagen`] and [`tools`].
+//! tournaments, on rules and view only), [`serve`], [`uci_fog`], [`process`] (engines as child
+//! processes, for runner and uci_fog), [`datagen`] and [`tools`].
 #![deny(missing_docs)]
 
 pub mod belief;
@@ -15,6 +16,7 @@ pub mod core;
 pub mod datagen;
 pub mod engine;
 pub mod eval;
+pub mod process;
 pub mod protocol;
 pub mod rules;
 pub mod runner;

@@ -6,7 +6,7 @@
 //! are checked the same way.
 
 use super::contestant::Wire;
-use super::engine::{Dir, Msg};
+use super::line_engine::{Dir, Msg};
 use super::mistboard::{probe_request, PROBE_GAME_ID};
 use super::record::GameRecord;
 use crate::core::{Bitboard, Color, Move, Role, Square, Variant};

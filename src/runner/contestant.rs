@@ -1,17 +1,17 @@
 //! An engine as the referee drives it, whatever protocol it speaks (as cutechess's `ChessPlayer`
 //! stands for its UCI and xboard engines): the line protocol of protocol.md
-//! ([`EngineHandle`](super::engine::EngineHandle)) or Mistboard's engine protocol, one JSON
+//! ([`EngineHandle`](super::line_engine::EngineHandle)) or Mistboard's engine protocol, one JSON
 //! request per turn ([`MistboardEngine`](super::mistboard::MistboardEngine)). The referee keeps the
 //! true game, the clocks and the forfeits; a contestant turns what its side may learn into its
 //! protocol's messages and keeps the log of what it exchanged.
 
 use super::clock::Clocks;
-use super::engine::{EngineHandle, EngineInit, Msg, StartError};
-use super::io::IoFailure;
+use super::line_engine::{EngineHandle, EngineInit, Msg, StartError};
 use super::mistboard::MistboardEngine;
 use super::record::Forfeit;
 use super::spec::{EngineSpec, Protocol};
 use crate::core::{Color, Square};
+use crate::process::IoFailure;
 use crate::rules::Position;
 use crate::view::Observation;
 use serde::{Deserialize, Serialize};

@@ -13,12 +13,12 @@
 
 use super::clock::Clocks;
 use super::contestant::{AskError, Contestant, GameStart, Wire};
-use super::engine::{Dir, EngineInit, Msg, StartError};
-use super::io::{EngineIo, IoFailure, Process};
+use super::line_engine::{Dir, EngineInit, Msg, StartError};
 use super::record::Forfeit;
 use super::spec::{EngineSpec, Protocol};
 use crate::core::hash::derive_seed;
 use crate::core::{Color, Move, Square, Variant};
+use crate::process::{EngineIo, IoFailure, Process};
 use crate::rules::Position;
 use crate::serve::decode::{describe, move_from_wire, move_to_wire, spec_of_variant, wire_color};
 use crate::serve::encode::{drop_rejected, observation, Source};
@@ -91,7 +91,7 @@ impl MistboardEngine {
                 Transport::Http { agent, turn_url: format!("{url}/internal/engine/turn"), token }
             }
             _ => Transport::Stdio(
-                Process::spawn(spec)
+                spec.spawn()
                     .map_err(|reason| StartError::Spawn { program: spec.program.display().to_string(), reason })?,
             ),
         };

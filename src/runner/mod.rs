@@ -5,7 +5,8 @@
 //!
 //! - [`spec`]: engine specifications (command lines with cutechess-style settings, built-ins);
 //! - [`contestant`]: an engine as the referee drives it, whatever its protocol;
-//! - [`io`] and [`engine`]: engine processes with deadlines, the handshake, the line log;
+//! - [`line_engine`]: engines that speak the line protocol, as child processes with deadlines
+//!   ([`crate::process`]): the handshake, the lines of a game, the line log;
 //!   [`mistboard`]: engines that speak Mistboard's engine protocol (stdio workers, HTTP);
 //! - [`clock`]: time controls and runner-side clocks;
 //! - [`referee`]: one game on the true position, with bounces, forfeits and adjudication;
@@ -24,8 +25,7 @@ pub mod args;
 pub mod audit;
 pub mod clock;
 pub mod contestant;
-pub mod engine;
-pub mod io;
+pub mod line_engine;
 pub mod matches;
 pub mod mistboard;
 pub mod openings;
@@ -42,12 +42,12 @@ pub mod standings;
 pub mod stats;
 pub mod tournament;
 
+pub use crate::process::{EngineIo, IoFailure};
 pub use args::{run_match_command, run_replay_command, run_tournament_command, MatchArgs, ReplayArgs, TournamentArgs};
 pub use audit::{audit_record, AuditError};
 pub use clock::TimeControl;
 pub use contestant::{Contestant, Wire};
-pub use engine::{EngineHandle, EngineInit};
-pub use io::{EngineIo, IoFailure};
+pub use line_engine::{EngineHandle, EngineInit};
 pub use matches::{run_match, MatchConfig, MatchSummary};
 pub use record::{Forfeit, GameRecord, Termination};
 pub use referee::{play_game, GameResult, GameSetup};

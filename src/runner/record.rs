@@ -4,7 +4,7 @@
 //! per line, appended as each game ends.
 
 use super::contestant::Wire;
-use super::engine::Msg;
+use super::line_engine::Msg;
 use crate::core::Color;
 use crate::rules::EndReason;
 use serde::{Deserialize, Serialize};

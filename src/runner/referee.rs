@@ -7,10 +7,10 @@
 
 use super::clock::{Clocks, TimeControl};
 use super::contestant::{AskError, Contestant, GameStart};
-use super::engine::Msg;
-use super::io::IoFailure;
+use super::line_engine::Msg;
 use super::record::{Forfeit, GameRecord, PlyRecord, SideLogs, Termination};
 use crate::core::{Color, Move};
+use crate::process::IoFailure;
 use crate::rules::{Game, Outcome, PlayError, Played, PlyReport, Position};
 use crate::serve::encode::landing_square;
 use crate::view::Observation;

@@ -2,7 +2,7 @@
 //! engine was shown) or of the true position, with a Mistboard engine's requests and answers.
 
 use super::contestant::Wire;
-use super::engine::Dir;
+use super::line_engine::Dir;
 use super::mistboard::summarize;
 use super::record::{GameRecord, SideLogs};
 use crate::core::{Color, Move, Variant};

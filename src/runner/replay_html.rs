@@ -8,7 +8,7 @@
 //! the page, and a short script shows one frame at a time (`#ply=N` in the address selects one).
 
 use super::contestant::Wire;
-use super::engine::{Dir, Msg};
+use super::line_engine::{Dir, Msg};
 use super::mistboard::summarize;
 use super::record::GameRecord;
 use super::replay::{hand_letters, replay_game, ReplayedGame};

@@ -10,7 +10,7 @@
 
 use super::clock::TimeControl;
 use super::contestant::{launch, Contestant};
-use super::engine::EngineInit;
+use super::line_engine::EngineInit;
 use super::referee::{play_game, unstarted_game, GameResult, GameSetup};
 use super::spec::{unique_name, EngineSpec};
 use crate::core::hash::derive_seed;

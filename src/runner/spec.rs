@@ -14,6 +14,7 @@
 //! names a Mistboard HTTP engine instead of a command (`token=FILE`: its bearer token).
 
 use super::clock::TimeControl;
+use crate::process::Process;
 use std::path::PathBuf;
 
 /// The built-in players a spec may name.
@@ -196,6 +197,12 @@ impl EngineSpec {
             return url.trim_start_matches("http://").to_string();
         }
         self.program.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "engine".to_string())
+    }
+
+    /// Starts the spec's program as a child process: its arguments, in its directory, stderr
+    /// appended to its log file (or discarded without one).
+    pub fn spawn(&self) -> std::io::Result<Process> {
+        Process::spawn(&self.program, &self.args, self.dir.as_deref(), self.stderr.as_deref())
     }
 }
 

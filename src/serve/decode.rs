@@ -3,9 +3,9 @@
 //! pieces can see, which is also how the en-passant chance the wire leaves implicit is read).
 
 use super::wire::{Problem, WireColor, WireMove, WireObservation};
-use crate::core::{attacks, role_value, Bitboard, Color, Move, MoveKind, Role, Square, Variant};
-use crate::rules::{reach, Castling};
-use crate::view::View;
+use crate::core::{attacks, Bitboard, Color, Move, MoveKind, Piece, Role, Square, Variant};
+use crate::rules::{reach, Castling, Hand};
+use crate::view::{SquareView, View};
 
 /// The `gameSpecId`s Murk plays: absent or `dark-chess`, `dark-crazyhouse`, and
 /// `dark-crossroads-chess` (`dark-crossroads` is accepted too).
@@ -278,33 +278,33 @@ pub fn ep_chances(view: &View) -> Vec<EpChance> {
     chances
 }
 
-/// The text form of the view an observation describes (protocol.md section 2), its en-passant
-/// field `ep`; or what is wrong with the observation.
-pub fn view_text(variant: Variant, side: Color, obs: &WireObservation, ep: Option<Square>) -> Result<String, String> {
+/// What an observation shows: each square of the board as the receiver knows it (a1 first, by
+/// [`Square::index`]) and the receiver's own hand; or what is wrong with the observation.
+fn observed_squares(variant: Variant, obs: &WireObservation) -> Result<([SquareView; 64], Hand), String> {
     let mask_text = obs.visibility_mask.as_deref().ok_or("missing field `visibility_mask`")?;
     let mask = parse_mask(variant, mask_text)?;
     let pieces = obs.visible_pieces.as_deref().ok_or("missing field `visible_pieces`")?;
-    let mut cells: Vec<Option<String>> = vec![None; 64];
+    let mut squares = [SquareView::Fog; 64];
+    for sq in mask {
+        squares[sq.index()] = SquareView::Empty;
+    }
+    let mut listed = Bitboard::EMPTY;
     for (index, piece) in pieces {
         let sq = square_of_index(variant, *index)
             .ok_or_else(|| format!("visible_pieces: square {index} is off the board"))?;
         if !mask.contains(sq) {
             return Err(format!("visible_pieces: square {index} ({sq}) is not in visibility_mask"));
         }
-        if cells[sq.index()].is_some() {
+        if listed.contains(sq) {
             return Err(format!("visible_pieces: square {index} ({sq}) is listed twice"));
         }
         let role = role_of_letter(variant, &piece.letter)
             .ok_or_else(|| format!("visible_pieces: '{}' on {sq} is not a piece of {variant}", clip(&piece.letter)))?;
-        let letter = role_letter(variant, role);
-        let mut cell = if piece.color == WireColor::White { letter } else { letter.to_ascii_lowercase() }.to_string();
-        if piece.promoted {
-            if !variant.has_hands() || matches!(role, Role::King | Role::Pawn) {
-                return Err(format!("visible_pieces: the piece on {sq} cannot be promoted in {variant}"));
-            }
-            cell.push('~');
+        if piece.promoted && (!variant.has_hands() || matches!(role, Role::King | Role::Pawn)) {
+            return Err(format!("visible_pieces: the piece on {sq} cannot be promoted in {variant}"));
         }
-        cells[sq.index()] = Some(cell);
+        listed |= Bitboard::from_square(sq);
+        squares[sq.index()] = SquareView::Piece(Piece::new(color(piece.color), role), piece.promoted);
     }
     for (index, owner) in obs.shrouded.as_deref().unwrap_or(&[]) {
         let sq =
@@ -315,41 +315,21 @@ pub fn view_text(variant: Variant, side: Color, obs: &WireObservation, ep: Optio
         if !mask.contains(sq) {
             return Err(format!("shrouded: square {index} ({sq}) is not in visibility_mask"));
         }
-        if cells[sq.index()].is_some() {
+        if listed.contains(sq) {
             return Err(format!("shrouded: square {index} ({sq}) is also listed as a piece or twice"));
         }
-        cells[sq.index()] = Some(if *owner == WireColor::White { "X" } else { "x" }.to_string());
+        listed |= Bitboard::from_square(sq);
+        squares[sq.index()] = SquareView::Silhouette(color(*owner));
     }
-    let mut text = String::new();
-    for rank in (0..8u8).rev() {
-        let mut empties = 0;
-        for file in 0..variant.width() {
-            let sq = Square::from_coords(file, rank);
-            let cell = match (&cells[sq.index()], mask.contains(sq)) {
-                (Some(c), _) => c.clone(),
-                (None, false) => "?".to_string(),
-                (None, true) => {
-                    empties += 1;
-                    continue;
-                }
-            };
-            if empties > 0 {
-                text.push_str(&empties.to_string());
-                empties = 0;
-            }
-            text.push_str(&cell);
-        }
-        if empties > 0 {
-            text.push_str(&empties.to_string());
-        }
-        if rank > 0 {
-            text.push('/');
-        }
-    }
+    Ok((squares, own_hand(variant, obs)?))
+}
+
+/// The receiver's own hand an observation shows (`own_hand`, in Dark Crazyhouse only).
+fn own_hand(variant: Variant, obs: &WireObservation) -> Result<Hand, String> {
+    let mut own = Hand::default();
     match (variant.has_hands(), &obs.own_hand) {
         (true, None) => return Err("missing field `own_hand` (Dark Crazyhouse)".into()),
         (true, Some(hand)) => {
-            text.push('[');
             for (letter, &count) in hand {
                 let role = role_of_letter(variant, letter)
                     .filter(|r| Role::HAND.contains(r))
@@ -357,20 +337,15 @@ pub fn view_text(variant: Variant, side: Color, obs: &WireObservation, ep: Optio
                 if count > 16 {
                     return Err(format!("own_hand: {count} pieces of '{}'", clip(letter)));
                 }
-                let c = role_letter(variant, role);
-                let c = if side == Color::White { c } else { c.to_ascii_lowercase() };
-                text.extend(std::iter::repeat_n(c, count as usize));
+                (0..count).for_each(|_| own.add(role));
             }
-            text.push(']');
         }
         (false, Some(hand)) if hand.values().any(|&n| n > 0) => {
             return Err(format!("own_hand: {variant} has no hands"));
         }
         (false, _) => {}
     }
-    text.push(' ');
-    text.push_str(&ep.map_or("-".to_string(), |sq| sq.to_string()));
-    Ok(text)
+    Ok(own)
 }
 
 /// The view an observation describes, checked against what the receiver's pieces see. `to_move`
@@ -385,11 +360,11 @@ pub fn decode_view(
     to_move: bool,
     takes: &dyn Fn(Square, Square) -> bool,
 ) -> Result<View, String> {
-    let parse = |ep: Option<Square>| -> Result<View, String> {
-        let text = view_text(variant, side, obs, ep)?;
-        View::parse(variant, side, &text).map_err(|e| e.to_string())
+    let (known, hand) = observed_squares(variant, obs)?;
+    let build = |ep: Option<Square>| -> Result<View, String> {
+        View::from_squares(variant, side, |sq| known[sq.index()], hand, ep).map_err(|e| e.to_string())
     };
-    let view = parse(None)?;
+    let view = build(None)?;
     let (seen, silhouettes) = vision_of_view(&view);
     if silhouettes != view.silhouettes() {
         return Err(format!(
@@ -419,7 +394,7 @@ pub fn decode_view(
     }
     match ep {
         None => Ok(view),
-        Some(_) => parse(ep),
+        Some(_) => build(ep),
     }
 }
 
@@ -431,42 +406,4 @@ fn squares(set: Bitboard) -> String {
     } else {
         names.join(" ")
     }
-}
-
-/// A move chosen from the request alone, for when the engine cannot search (a transcript it
-/// cannot follow, a search past the deadline): take a king the latest observation shows, else the
-/// most valuable piece it shows, else any legal move; ties broken by `seed`. `None` only when
-/// `legal` is empty.
-pub fn fallback_move(
-    variant: Variant,
-    side: Color,
-    last: Option<&WireObservation>,
-    legal: &[WireMove],
-    seed: u64,
-) -> Option<WireMove> {
-    if legal.is_empty() {
-        return None;
-    }
-    let mut targets: Vec<Option<f64>> = vec![None; 64];
-    for (index, piece) in last.and_then(|o| o.visible_pieces.as_deref()).unwrap_or(&[]) {
-        let (Some(sq), Some(role)) = (square_of_index(variant, *index), role_of_letter(variant, &piece.letter)) else {
-            continue;
-        };
-        if color(piece.color) != side {
-            targets[sq.index()] = Some(role_value(role));
-        }
-    }
-    let value = |m: &WireMove| -> Option<f64> {
-        if m.from.starts_with('*') {
-            return None;
-        }
-        let v = targets[square_of_name(variant, &m.to)?.index()]?;
-        Some(v + if m.promotion.as_deref() == Some("queen") { 0.5 } else { 0.0 })
-    };
-    let best = legal.iter().filter_map(value).fold(None, |acc: Option<f64>, v| Some(acc.map_or(v, |a| a.max(v))));
-    let pool: Vec<&WireMove> = match best {
-        Some(b) => legal.iter().filter(|m| value(m) == Some(b)).collect(),
-        None => legal.iter().collect(),
-    };
-    Some(pool[(seed % pool.len() as u64) as usize].clone())
 }

@@ -7,8 +7,8 @@
 //! `Authorization: Bearer <token>` (compared in constant time), or it gets 401 before its body is
 //! read.
 
-use super::engine::{Engine, Timing};
 use super::wire::{self, Problem};
+use super::{Engine, Timing};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};

@@ -2,22 +2,139 @@
 //! (one JSON request per turn, version "1"), over HTTP or as a line-delimited JSON stdio worker.
 //! protocol.md section 12 describes the protocol as Murk speaks it, its extension for Dark
 //! Crossroads and Dark Crazyhouse, and the errors.
+//!
+//! The [`Engine`] behind both transports holds the configuration, the session cache and
+//! counters; its work is shared out among:
+//!
+//! - [`session`]: the session cache, one game's information state and searcher per `sessionId`;
+//! - [`timing`]: the time a request gives a turn, and the turn's budget and deadline;
+//! - [`sync`]: bringing a session's information state up to the request's transcript;
+//! - [`turn`]: answering one turn, on a worker thread, within its deadline;
+//! - [`fallback`]: the move chosen from the request alone when the search gives none;
+//! - [`decode`] and [`encode`]: from the wire to Murk's vocabulary and back; [`wire`]: the JSON
+//!   types; [`http`] and [`stdio`]: the transports.
 
 pub mod decode;
 pub mod encode;
-pub mod engine;
+pub mod fallback;
 pub mod http;
+pub mod session;
 pub mod stdio;
+pub mod sync;
+pub mod timing;
+pub mod turn;
 pub mod wire;
 
-pub use engine::{Engine, ServeConfig, Stats, TimePlan, Timing};
 pub use http::{HttpConfig, HttpServer};
+pub use timing::{Timing, TurnBudget};
 
 use anyhow::{bail, Context, Result};
+use session::Cache;
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
+
+/// What `murk serve` was started with (everything but the transport).
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// Threads each game's search may use (the `Threads` option).
+    pub threads: usize,
+    /// MiB for all cached games together; each gets `hash_mib / max_games` (at least
+    /// [`MIN_GAME_HASH_MIB`](session::MIN_GAME_HASH_MIB)).
+    pub hash_mib: usize,
+    /// Most games held at once; the least recently used is dropped first.
+    pub max_games: usize,
+    /// The player (`murk`, `greedy` or `random`, the `Player` option).
+    pub player: String,
+    /// Every random choice of a game derives from this, its `gameId` and the engine's color.
+    pub seed: u64,
+    /// Milliseconds of each move's time kept for the reply (the `Move Overhead` option).
+    pub move_overhead_ms: u64,
+    /// A node limit for every search, besides its time.
+    pub nodes: Option<u64>,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        ServeConfig {
+            threads: 1,
+            hash_mib: 2048,
+            max_games: 32,
+            player: "murk".into(),
+            seed: 0,
+            move_overhead_ms: 5,
+            nodes: None,
+        }
+    }
+}
+
+/// Counters, for tests and the health route.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Sessions held now.
+    pub sessions: usize,
+    /// Turn requests that reached a session (authorized, well-formed).
+    pub turns: u64,
+    /// Turns answered by a search.
+    pub searched: u64,
+    /// Turns answered by a move from the request alone (deadline, or a request Murk could not
+    /// follow).
+    pub fallbacks: u64,
+}
+
+/// The engine: configuration, the session cache and counters. Shared by every connection; it
+/// answers turns ([`Engine::turn`]) and observation pushes ([`Engine::observe`]).
+pub struct Engine {
+    config: ServeConfig,
+    player: usize,
+    simple_player: bool,
+    cache: Mutex<Cache>,
+    turns: AtomicU64,
+    searched: AtomicU64,
+    fallbacks: AtomicU64,
+}
+
+impl Engine {
+    /// An engine with this configuration, or why the configuration is wrong.
+    pub fn new(config: ServeConfig) -> Result<Engine, String> {
+        let options = crate::engine::EngineOptions::default();
+        let player = options
+            .players
+            .iter()
+            .position(|p| p.name.eq_ignore_ascii_case(&config.player))
+            .ok_or_else(|| format!("unknown player '{}' (murk, greedy or random)", config.player))?;
+        if config.max_games == 0 || config.threads == 0 || config.hash_mib == 0 {
+            return Err("--max-games, --threads and --hash must be at least 1".into());
+        }
+        let simple_player = options.players[player].name != "murk";
+        Ok(Engine {
+            config,
+            player,
+            simple_player,
+            cache: Mutex::default(),
+            turns: AtomicU64::new(0),
+            searched: AtomicU64::new(0),
+            fallbacks: AtomicU64::new(0),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &ServeConfig {
+        &self.config
+    }
+
+    /// The counters now.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            sessions: self.cache.lock().unwrap_or_else(PoisonError::into_inner).len(),
+            turns: self.turns.load(Ordering::Relaxed),
+            searched: self.searched.load(Ordering::Relaxed),
+            fallbacks: self.fallbacks.load(Ordering::Relaxed),
+        }
+    }
+}
 
 /// `murk serve`'s command line.
 #[derive(clap::Args, Debug, Clone)]

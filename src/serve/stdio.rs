@@ -9,8 +9,8 @@
 //! `EngineTurnRequest` or `EngineObservationPush`, answered with the bare response, ack or
 //! error body.
 
-use super::engine::{Engine, Timing};
 use super::wire::{self, Problem};
+use super::{Engine, Timing};
 use serde_json::{json, Map, Value};
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;

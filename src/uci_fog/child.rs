@@ -3,8 +3,7 @@
 //! moves, read back as a score per move. Every wait has a deadline; a search that misses its
 //! deadline is left to finish, and its `bestmove` is awaited before the next one.
 
-use crate::runner::io::{EngineIo, IoFailure, Process};
-use crate::runner::spec::EngineSpec;
+use crate::process::{EngineIo, IoFailure, Process};
 use std::io::ErrorKind;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -111,11 +110,10 @@ impl ChildEngine {
     /// Starts the engine and completes the handshake by `deadline`: `uci`, `VariantPath` (then
     /// `uci` again, to learn the variants it added), the user's options, `MultiPV`, `isready`.
     pub fn start(config: &ChildConfig, deadline: Instant) -> Result<ChildEngine, ChildError> {
-        let spec = EngineSpec { program: config.program.clone(), ..EngineSpec::default() };
         // A program just written (installed, or made by a test) stays busy for writing while any
         // process forked meanwhile still holds the writer's descriptor: try again until it execs.
         let io = loop {
-            match Process::spawn(&spec) {
+            match Process::spawn(&config.program, &[], None, None) {
                 Err(e) if e.kind() == ErrorKind::ExecutableFileBusy && Instant::now() < deadline => {
                     std::thread::sleep(POLL);
                 }

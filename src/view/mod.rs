@@ -21,6 +21,7 @@ pub use players::{SimplePlayer, UnknownPlayer};
 pub use text::{grid_diagram, ViewParseError};
 
 use crate::core::{Bitboard, Color, Piece, Role, Square, Variant};
+use crate::rules::fen::{piece_char, FenError};
 use crate::rules::{vision_with_ep, Hand, Position};
 
 /// What a side knows about one square.
@@ -70,6 +71,75 @@ impl View {
             hand: *pos.hand(side),
             ep,
         }
+    }
+
+    /// The view in which `side` knows `square(sq)` of each square of the board, holds `hand` and
+    /// may capture en passant on `ep`: the value [`View::parse`] reads from the text form, built
+    /// without one. It is checked as the text is: a piece of this game (a promoted one only in
+    /// Crazyhouse, never a king or pawn), at most one king of the viewer, a hand only in
+    /// Crazyhouse, and `ep` a seen square of an 8x8 board that a pawn of the viewer attacks.
+    pub fn from_squares(
+        variant: Variant,
+        side: Color,
+        square: impl Fn(Square) -> SquareView,
+        hand: Hand,
+        ep: Option<Square>,
+    ) -> Result<View, ViewParseError> {
+        let mut view = View {
+            variant,
+            side,
+            seen: Bitboard::EMPTY,
+            silhouettes: Bitboard::EMPTY,
+            by_color: [Bitboard::EMPTY; 2],
+            by_role: [Bitboard::EMPTY; Role::COUNT],
+            promoted: Bitboard::EMPTY,
+            hand,
+            ep: None,
+        };
+        for sq in variant.board_mask() {
+            view.put(sq, square(sq))?;
+        }
+        if !variant.has_hands() && !hand.is_empty() {
+            return Err(ViewParseError::Hand(view.hand_text()));
+        }
+        if view.pieces(side, Role::King).count() > 1 {
+            return Err(ViewParseError::OwnKings);
+        }
+        if let Some(sq) = ep {
+            if !view.can_take_en_passant(sq) {
+                return Err(ViewParseError::EnPassant(sq.to_string()));
+            }
+            view.ep = Some(sq);
+        }
+        Ok(view)
+    }
+
+    /// Records what the viewer knows of `sq`, a square it knew nothing of yet.
+    fn put(&mut self, sq: Square, known: SquareView) -> Result<(), FenError> {
+        let bb = Bitboard::from_square(sq);
+        match known {
+            SquareView::Fog => {}
+            SquareView::Empty => self.seen |= bb,
+            SquareView::Silhouette(color) => {
+                self.silhouettes |= bb;
+                self.by_color[color.index()] |= bb;
+            }
+            SquareView::Piece(piece, promoted) => {
+                if !self.variant.has_role(piece.role) {
+                    return Err(FenError::BadPiece(piece_char(self.variant, piece), self.variant));
+                }
+                if promoted && (!self.variant.has_hands() || matches!(piece.role, Role::King | Role::Pawn)) {
+                    return Err(FenError::BadPromotedMark);
+                }
+                self.seen |= bb;
+                self.by_color[piece.color.index()] |= bb;
+                self.by_role[piece.role.index()] |= bb;
+                if promoted {
+                    self.promoted |= bb;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The game.

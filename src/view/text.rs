@@ -48,14 +48,29 @@ impl View {
         });
         if self.variant.has_hands() {
             s.push('[');
-            for role in Role::HAND {
-                for _ in 0..self.hand.count(role) {
-                    s.push(piece_char(self.variant, Piece::new(self.side, role)));
-                }
-            }
+            s.push_str(&self.hand_text());
             s.push(']');
         }
         s
+    }
+
+    /// The own hand in FEN letters, in [`Role::HAND`] order (`QPP` for White, `qpp` for Black).
+    pub(super) fn hand_text(&self) -> String {
+        let mut s = String::new();
+        for role in Role::HAND {
+            for _ in 0..self.hand.count(role) {
+                s.push(piece_char(self.variant, Piece::new(self.side, role)));
+            }
+        }
+        s
+    }
+
+    /// True if `sq` may be the viewer's en-passant square: a seen square of an 8x8 board that a
+    /// pawn of the viewer attacks.
+    pub(super) fn can_take_en_passant(&self, sq: Square) -> bool {
+        let capturers =
+            crate::core::attacks::pawn_attacks(self.side.opponent(), sq) & self.pieces(self.side, Role::Pawn);
+        self.variant.is_chess_board() && self.seen.contains(sq) && !capturers.is_empty()
     }
 
     /// Parses the text form of `side`'s view in `variant`.
@@ -88,8 +103,7 @@ impl View {
         }
         if ep_text != "-" {
             let sq = Square::parse(ep_text).ok_or_else(|| ViewParseError::EnPassant(ep_text.to_string()))?;
-            let capturers = crate::core::attacks::pawn_attacks(side.opponent(), sq) & view.pieces(side, Role::Pawn);
-            if !variant.is_chess_board() || !view.seen.contains(sq) || capturers.is_empty() {
+            if !view.can_take_en_passant(sq) {
                 return Err(ViewParseError::EnPassant(ep_text.to_string()));
             }
             view.ep = Some(sq);

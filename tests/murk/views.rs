@@ -101,6 +101,78 @@ fn view_text_errors_are_typed() {
     assert!(View::parse(Variant::DarkCrazyhouse, Color::White, "????????/8/8/8/8/8/8/4K3[q] -").is_err(), "enemy hand");
 }
 
+#[test]
+fn views_built_square_by_square_equal_the_views_of_random_games() {
+    for variant in Variant::ALL {
+        for seed in 0..3 {
+            random_game(variant, 300 + seed, 150, |step| {
+                let Step::Ply(ply) = step else { return };
+                for view in ply.observations.iter().map(|o| &o.view) {
+                    let built =
+                        View::from_squares(variant, view.side(), |sq| view.square(sq), *view.hand(), view.ep_square());
+                    assert_eq!(built.as_ref(), Ok(view), "{variant} {}", view.to_text());
+                }
+            });
+        }
+    }
+}
+
+#[test]
+fn views_built_square_by_square_are_checked_as_the_text_is() {
+    use murk::core::{Piece, Role};
+    use murk::rules::fen::FenError;
+    use murk::rules::Hand;
+    use murk::view::ViewParseError;
+    let e1 = Square::parse("e1").unwrap();
+    // White's king on e1 and what `at` shows elsewhere, the rest fog.
+    let build = |variant: Variant, at: &dyn Fn(Square) -> Option<SquareView>, hand: Hand, ep: Option<&str>| {
+        let square = |sq: Square| match at(sq) {
+            Some(known) => known,
+            None if sq == e1 => SquareView::Piece(Piece::new(Color::White, Role::King), false),
+            None => SquareView::Fog,
+        };
+        View::from_squares(variant, Color::White, square, hand, ep.map(|e| Square::parse(e).unwrap()))
+    };
+    let on = |name: &str, known: SquareView| {
+        let at = Square::parse(name).unwrap();
+        move |sq: Square| (sq == at).then_some(known)
+    };
+    let piece = |color, role, promoted| SquareView::Piece(Piece::new(color, role), promoted);
+    let chess = Variant::DarkChess;
+    let ok = build(chess, &|_| None, Hand::default(), None).unwrap();
+    assert_eq!(ok.to_text(), "????????/????????/????????/????????/????????/????????/????????/????K??? -");
+    assert_eq!(
+        build(chess, &on("a1", piece(Color::White, Role::Cannon, false)), Hand::default(), None),
+        Err(ViewParseError::Board(FenError::BadPiece('?', chess)))
+    );
+    assert_eq!(
+        build(chess, &on("a1", piece(Color::White, Role::Knight, true)), Hand::default(), None),
+        Err(ViewParseError::Board(FenError::BadPromotedMark))
+    );
+    assert_eq!(
+        build(Variant::DarkCrazyhouse, &on("a2", piece(Color::White, Role::Pawn, true)), Hand::default(), None),
+        Err(ViewParseError::Board(FenError::BadPromotedMark))
+    );
+    let mut hand = Hand::default();
+    hand.add(Role::Knight);
+    assert_eq!(build(chess, &|_| None, hand, None), Err(ViewParseError::Hand("N".into())));
+    assert_eq!(
+        build(chess, &on("a1", piece(Color::White, Role::King, false)), Hand::default(), None),
+        Err(ViewParseError::OwnKings)
+    );
+    assert_eq!(
+        build(chess, &on("e6", SquareView::Empty), Hand::default(), Some("e6")),
+        Err(ViewParseError::EnPassant("e6".into()))
+    );
+    // With our pawn on d5 beside the square passed over, the chance is taken.
+    let d5_e6 = |sq: Square| match sq.to_string().as_str() {
+        "d5" => Some(piece(Color::White, Role::Pawn, false)),
+        "e6" => Some(SquareView::Empty),
+        _ => None,
+    };
+    assert_eq!(build(chess, &d5_e6, Hand::default(), Some("e6")).unwrap().ep_square(), Square::parse("e6"));
+}
+
 /// The FEN with the piece on `sq` replaced by `letter` (used to vary what stands in the fog).
 fn with_piece(pos: &Position, sq: Square, letter: char) -> Position {
     let variant = pos.variant();

@@ -152,8 +152,8 @@ pub fn run_match(scratch: &Scratch, args: &[&str]) -> MatchRun {
 }
 
 /// The lines `side`'s engine received in `lines` (a log slice), in order.
-pub fn received(lines: &[murk::runner::engine::Msg]) -> Vec<&str> {
-    lines.iter().filter(|m| m.dir == murk::runner::engine::Dir::In).map(|m| m.line.as_str()).collect()
+pub fn received(lines: &[murk::runner::line_engine::Msg]) -> Vec<&str> {
+    lines.iter().filter(|m| m.dir == murk::runner::line_engine::Dir::In).map(|m| m.line.as_str()).collect()
 }
 
 /// Writes `lines` as an openings file in `scratch` and returns its path.

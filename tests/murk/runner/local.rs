@@ -197,8 +197,8 @@ fn audit_catches_a_view_that_reveals_hidden_squares() {
     // An extra message about the game (the opponent's move) is not allowed at all.
     let mut told = record.clone();
     let mv = told.moves[0].clone();
-    told.plies[0].lines.black.push(murk::runner::engine::Msg {
-        dir: murk::runner::engine::Dir::In,
+    told.plies[0].lines.black.push(murk::runner::line_engine::Msg {
+        dir: murk::runner::line_engine::Dir::In,
         line: format!("position startpos moves {mv}"),
         t_ms: 0,
     });

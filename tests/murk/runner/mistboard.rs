@@ -8,7 +8,7 @@
 use super::fake::{run_match, Scratch, MURK};
 use crate::serve::referee::{Referee, Seat};
 use murk::core::{Color, Move, Variant};
-use murk::runner::engine::Dir;
+use murk::runner::line_engine::Dir;
 use murk::runner::record::read_records;
 use murk::runner::{audit_record, GameRecord, Wire};
 use murk::serve::wire::{WireMove, WireObservation};

@@ -6,7 +6,7 @@
 use super::fake::{openings_file, run_match, Scratch, MURK, ZH_KNIGHTS};
 use murk::core::{Color, Move, Square, Variant};
 use murk::rules::{Game, Position};
-use murk::runner::engine::{Dir, Msg};
+use murk::runner::line_engine::{Dir, Msg};
 use murk::runner::record::{PlyRecord, SideLogs};
 use murk::runner::replay_html::{replay_html, summarize_info};
 use murk::runner::GameRecord;

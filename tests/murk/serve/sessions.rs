@@ -8,7 +8,7 @@ use super::client::{local, local_player, play, Http, Reply, BUDGET_MS, WATCHDOG_
 use super::referee::{Referee, Seat};
 use crate::protocol::greedy_opponent;
 use murk::core::{Color, Variant};
-use murk::serve::{HttpConfig, ServeConfig, TimePlan, Timing};
+use murk::serve::{HttpConfig, ServeConfig, Timing, TurnBudget};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 
@@ -157,7 +157,11 @@ fn the_time_plan_follows_the_headers_then_the_clock() {
     let at = Instant::now();
     let clock = |remaining: Option<f64>| murk::serve::wire::WireClock { remaining_ms: remaining, increment_ms: 2000.0 };
     let plan = |budget, watchdog, remaining| {
-        TimePlan::new(&Timing { received: at, compute_budget_ms: budget, watchdog_ms: watchdog }, &clock(remaining), 5)
+        TurnBudget::new(
+            &Timing { received: at, compute_budget_ms: budget, watchdog_ms: watchdog },
+            &clock(remaining),
+            5,
+        )
     };
     let p = plan(Some(800), Some(6000), Some(60_000.0));
     assert_eq!((p.movetime_ms, p.clock_ms, p.budget_ms), (Some(800), None, 800));

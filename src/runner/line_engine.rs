@@ -4,10 +4,10 @@
 
 use super::clock::Clocks;
 use super::contestant::{AskError, Contestant, GameStart, Wire};
-use super::io::{EngineIo, IoFailure, Process};
 use super::record::Forfeit;
 use super::spec::EngineSpec;
 use crate::core::{Color, Square, Variant};
+use crate::process::{EngineIo, IoFailure};
 use crate::rules::Position;
 use crate::view::Observation;
 use serde::{Deserialize, Serialize};
@@ -129,8 +129,8 @@ pub struct EngineHandle {
 impl EngineHandle {
     /// Runs the program of `spec` and completes the handshake.
     pub fn launch(spec: &EngineSpec, init: &EngineInit) -> Result<EngineHandle, StartError> {
-        let process = Process::spawn(spec)
-            .map_err(|reason| StartError::Spawn { program: spec.program.display().to_string(), reason })?;
+        let process =
+            spec.spawn().map_err(|reason| StartError::Spawn { program: spec.program.display().to_string(), reason })?;
         EngineHandle::start(Box::new(process), init)
     }
 

@@ -1,9 +1,13 @@
-//! Talking to an engine: a line channel with deadlines ([`EngineIo`]) and its implementation over
-//! a child process ([`Process`]). A reader and a writer thread per process keep the runner from
-//! ever blocking on a hung engine: sends never wait, receives wait at most until a deadline.
+//! Engines run as child processes and talked to line by line: a line channel with deadlines
+//! ([`EngineIo`]) and its implementation over a child process ([`Process`]). A reader and a
+//! writer thread per process keep the caller from ever blocking on a hung engine: sends never
+//! wait, receives wait at most until a deadline.
+//!
+//! Shared by the match runner ([`crate::runner`], the engines it referees) and `murk uci-fog`
+//! ([`crate::uci_fog`], the perfect-information engine it consults).
 
-use super::spec::EngineSpec;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
@@ -49,18 +53,23 @@ pub struct Process {
 }
 
 impl Process {
-    /// Starts the program of `spec` with piped stdin and stdout; stderr is appended to the
-    /// spec's log file, or discarded without one.
-    pub fn spawn(spec: &EngineSpec) -> std::io::Result<Process> {
-        let stderr = match &spec.stderr {
+    /// Starts `program` with `args` (in `dir`, if given) with piped stdin and stdout; stderr is
+    /// appended to the file `stderr_log`, or discarded without one.
+    pub fn spawn(
+        program: &Path,
+        args: &[String],
+        dir: Option<&Path>,
+        stderr_log: Option<&Path>,
+    ) -> std::io::Result<Process> {
+        let stderr = match stderr_log {
             Some(path) => Stdio::from(std::fs::File::options().create(true).append(true).open(path).map_err(|e| {
                 std::io::Error::new(e.kind(), format!("cannot open the stderr log {}: {e}", path.display()))
             })?),
             None => Stdio::null(),
         };
-        let mut cmd = Command::new(&spec.program);
-        cmd.args(&spec.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr);
-        if let Some(dir) = &spec.dir {
+        let mut cmd = Command::new(program);
+        cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(stderr);
+        if let Some(dir) = dir {
             cmd.current_dir(dir);
         }
         let mut child = cmd.spawn()?;
