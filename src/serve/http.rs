@@ -8,7 +8,7 @@
 //! read.
 
 use super::wire::{self, Problem};
-use super::{Engine, Timing};
+use super::{Timing, TurnService};
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE};
@@ -105,13 +105,13 @@ impl Drop for HttpServer {
 
 /// What every connection's handler shares.
 struct Context {
-    engine: Arc<Engine>,
+    engine: Arc<TurnService>,
     config: HttpConfig,
     in_flight: AtomicUsize,
 }
 
 /// Binds the address and starts serving on a thread of its own.
-pub fn start(engine: Arc<Engine>, config: HttpConfig) -> std::io::Result<HttpServer> {
+pub fn start(engine: Arc<TurnService>, config: HttpConfig) -> std::io::Result<HttpServer> {
     let std_listener = std::net::TcpListener::bind(config.addr)?;
     std_listener.set_nonblocking(true)?;
     let addr = std_listener.local_addr()?;

@@ -3,7 +3,7 @@
 //! protocol.md section 12 describes the protocol as Murk speaks it, its extension for Dark
 //! Crossroads and Dark Crazyhouse, and the errors.
 //!
-//! The [`Engine`] behind both transports holds the configuration, the session cache and
+//! The [`TurnService`] behind both transports holds the configuration, the session cache and
 //! counters; its work is shared out among:
 //!
 //! - [`session`]: the session cache, one game's information state and searcher per `sessionId`;
@@ -84,9 +84,10 @@ pub struct Stats {
     pub fallbacks: u64,
 }
 
-/// The engine: configuration, the session cache and counters. Shared by every connection; it
-/// answers turns ([`Engine::turn`]) and observation pushes ([`Engine::observe`]).
-pub struct Engine {
+/// What answers Mistboard's turns: the configuration, the session cache and counters. Shared
+/// by every connection; it answers turns ([`TurnService::turn`]) and observation pushes
+/// ([`TurnService::observe`]).
+pub struct TurnService {
     config: ServeConfig,
     player: usize,
     simple_player: bool,
@@ -96,9 +97,9 @@ pub struct Engine {
     fallbacks: AtomicU64,
 }
 
-impl Engine {
+impl TurnService {
     /// An engine with this configuration, or why the configuration is wrong.
-    pub fn new(config: ServeConfig) -> Result<Engine, String> {
+    pub fn new(config: ServeConfig) -> Result<TurnService, String> {
         let options = crate::engine::EngineOptions::default();
         let player = options
             .players
@@ -109,7 +110,7 @@ impl Engine {
             return Err("--max-games, --threads and --hash must be at least 1".into());
         }
         let simple_player = options.players[player].name != "murk";
-        Ok(Engine {
+        Ok(TurnService {
             config,
             player,
             simple_player,
@@ -205,7 +206,7 @@ pub fn read_token(path: &std::path::Path) -> Result<String> {
 
 /// Runs `murk serve` until the input ends (stdio) or for ever (HTTP).
 pub fn run(args: &ServeArgs) -> Result<()> {
-    let engine = Arc::new(Engine::new(args.config()).map_err(anyhow::Error::msg)?);
+    let engine = Arc::new(TurnService::new(args.config()).map_err(anyhow::Error::msg)?);
     if args.stdio {
         let stdin = std::io::stdin();
         return Ok(stdio::run(engine, stdin.lock(), std::io::stdout().lock())?);

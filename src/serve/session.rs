@@ -4,7 +4,7 @@
 //! state is rebuilt from the request's transcript ([`sync`](super::sync)).
 
 use super::wire::WireObservation;
-use super::Engine;
+use super::TurnService;
 use crate::core::{Color, Variant};
 use crate::engine::EngineOptions;
 use crate::search::Searcher;
@@ -53,7 +53,7 @@ impl Cache {
     }
 }
 
-impl Engine {
+impl TurnService {
     /// MiB each game's searcher may use.
     pub fn game_hash_mib(&self) -> usize {
         (self.config.hash_mib / self.config.max_games).max(MIN_GAME_HASH_MIB)

@@ -10,7 +10,7 @@
 //! error body.
 
 use super::wire::{self, Problem};
-use super::{Engine, Timing};
+use super::{Timing, TurnService};
 use serde_json::{json, Map, Value};
 use std::io::{self, BufRead, Read, Write};
 use std::sync::Arc;
@@ -20,7 +20,7 @@ use std::time::Instant;
 pub const MAX_LINE_BYTES: u64 = 16 << 20;
 
 /// Serves lines from `input` until its end.
-pub fn run(engine: Arc<Engine>, mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+pub fn run(engine: Arc<TurnService>, mut input: impl BufRead, mut output: impl Write) -> io::Result<()> {
     let ready =
         json!({ "kind": "ready", "engine": crate::protocol::ENGINE_NAME, "protocolVersion": wire::PROTOCOL_VERSION });
     writeln!(output, "{ready}")?;
@@ -101,7 +101,7 @@ fn number_ms(object: &Map<String, Value>, key: &str) -> Option<u64> {
 }
 
 /// The answer to one line.
-fn answer_line(engine: &Arc<Engine>, line: &[u8], received: Instant) -> Value {
+fn answer_line(engine: &Arc<TurnService>, line: &[u8], received: Instant) -> Value {
     let value: Value = match serde_json::from_slice(line) {
         Ok(v) => v,
         Err(e) => {

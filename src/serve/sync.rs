@@ -10,7 +10,7 @@ use super::session::GameState;
 use super::wire::{
     ObsKind, ObservationAck, ObservationPush, Problem, TurnRequest, WireMove, WireObservation, PROTOCOL_VERSION,
 };
-use super::Engine;
+use super::TurnService;
 use crate::core::hash::{fnv1a, mix64};
 use crate::core::{Color, MoveKind, Role, Square, Variant};
 use crate::rules::{Castling, Position};
@@ -24,7 +24,7 @@ pub(super) enum SyncError {
     Contradiction(String),
 }
 
-impl Engine {
+impl TurnService {
     /// Brings the session's state up to the request's transcript (or delta); the label says
     /// how: `new`, `hit` (nothing new), `extended` (new entries applied), `rebuilt` (replayed
     /// from the start), `delta`.

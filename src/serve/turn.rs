@@ -12,7 +12,7 @@ use super::session::GameState;
 use super::sync::SyncError;
 use super::timing::{Timing, TurnBudget};
 use super::wire::{Problem, TurnRequest, TurnResponse, WireMove, WireObservation, PROTOCOL_VERSION};
-use super::Engine;
+use super::TurnService;
 use crate::core::hash::mix64;
 use crate::core::{Color, Move, Variant};
 use crate::search::{Limits, SearchInfo};
@@ -33,7 +33,7 @@ enum Work {
     Refused(Problem),
 }
 
-impl Engine {
+impl TurnService {
     /// Answers a turn request: a move from its `legalMoves` within its time, or why none can
     /// be given.
     pub fn turn(self: &Arc<Self>, request: TurnRequest, timing: Timing) -> Result<TurnResponse, Problem> {
@@ -64,7 +64,7 @@ impl Engine {
         })
     }
 
-    /// Runs the turn's [`work`](Engine::work) on a worker thread of its own and waits for it
+    /// Runs the turn's [`work`](TurnService::work) on a worker thread of its own and waits for it
     /// until the answer is due; past that, tells the worker to stop and leaves it to finish in
     /// the background.
     fn work_in_time(self: &Arc<Self>, request: &Arc<TurnRequest>, variant: Variant, budget: TurnBudget) -> Work {

@@ -5,7 +5,7 @@
 use super::referee::{Referee, Seat};
 use murk::core::Move;
 use murk::rules::Game;
-use murk::serve::{Engine, HttpConfig, HttpServer, ServeConfig};
+use murk::serve::{HttpConfig, HttpServer, ServeConfig, TurnService};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
@@ -33,7 +33,7 @@ pub struct Reply {
 /// A server in this process, and its engine.
 pub struct Local {
     /// The engine (for its counters).
-    pub engine: Arc<Engine>,
+    pub engine: Arc<TurnService>,
     /// The server.
     pub server: HttpServer,
     /// A client of it.
@@ -42,7 +42,7 @@ pub struct Local {
 
 /// Starts a server in this process on a free loopback port.
 pub fn local(config: ServeConfig, http: HttpConfig) -> Local {
-    let engine = Arc::new(Engine::new(config).expect("a valid configuration"));
+    let engine = Arc::new(TurnService::new(config).expect("a valid configuration"));
     let server = murk::serve::http::start(Arc::clone(&engine), http).expect("the server starts");
     let http = Http::new(server.addr());
     Local { engine, server, http }

@@ -6,7 +6,7 @@
 use super::referee::{legal_moves, Referee, Seat};
 use crate::protocol::greedy_opponent;
 use murk::core::{Color, Variant};
-use murk::serve::{wire, Engine, ServeConfig, Timing};
+use murk::serve::{wire, ServeConfig, Timing, TurnService};
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -48,7 +48,7 @@ fn mutate(v: &mut Value, rng: &mut impl Rng, depth: usize) {
 #[test]
 fn mutated_requests_get_an_error_or_a_legal_move() {
     let engine =
-        Arc::new(Engine::new(ServeConfig { player: "random".into(), ..ServeConfig::default() }).expect("config"));
+        Arc::new(TurnService::new(ServeConfig { player: "random".into(), ..ServeConfig::default() }).expect("config"));
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
     let mut bases = Vec::new();
     for (variant, side) in [
