@@ -49,6 +49,10 @@ pub enum Command {
     /// `Nodes searched: N` (a signature of search and evaluation) and `Nodes/second: X`.
     #[command(after_help = "The manual: docs/tools.md in Murk's source.")]
     Bench(crate::tools::bench::BenchArgs),
+    /// Replay recorded games and search sampled turns at several move times: what more time
+    /// changes (depth, worlds, nodes, the move chosen, its worst-world score), one line per time.
+    #[command(after_help = "The manual: docs/tools.md in Murk's source.")]
+    Scaling(crate::tools::scaling::ScalingArgs),
     /// Speak the engine protocol, choosing moves by running a UCI variant engine (e.g.
     /// Fairy-Stockfish) on worlds drawn from Murk's belief.
     #[command(after_help = "The manual: docs/uci-fog.md in Murk's source.")]
@@ -73,6 +77,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Tournament(args)) => crate::runner::run_tournament_command(&args)?,
         Some(Command::Replay(args)) => crate::runner::run_replay_command(&args)?,
         Some(Command::Bench(args)) => crate::tools::bench::run(&args, &mut std::io::stdout().lock())?,
+        Some(Command::Scaling(args)) => crate::tools::scaling::run(&args, &mut std::io::stdout().lock())?,
         Some(Command::UciFog(args)) => crate::uci_fog::run(&args)?,
         Some(Command::Datagen(args)) => {
             crate::datagen::run(&args, &mut std::io::stdout().lock())?;

@@ -402,7 +402,12 @@ impl MurkSearcher {
             time_ms: Some(elapsed.as_millis() as u64),
             score_cp: best.map(|b| to_centipawns(b.score)),
             pv,
-            string: Some(phases.describe(worlds.len(), 0, self.config.mode, elapsed.saturating_sub(phases.checked))),
+            string: Some(format!(
+                "{} depth_mean {:.1} worst_cp {}",
+                phases.describe(worlds.len(), 0, self.config.mode, elapsed.saturating_sub(phases.checked)),
+                results.iter().map(|r| f64::from(r.depth)).sum::<f64>() / results.len() as f64,
+                best.map_or(0, |b| to_centipawns(b.worst)),
+            )),
             ..SearchInfo::default()
         });
         best.map(|b| b.mv).or_else(|| legal.first().copied())

@@ -13,11 +13,12 @@
 //!   be taken.
 
 use super::belief_eval::BeliefEvalArgs;
+use super::seats::{replay_seats, SeatStep};
 use crate::belief::{same_world, Belief, BeliefConfig};
-use crate::core::{Color, Move, Variant};
-use crate::rules::{Game, Played, Position};
+use crate::core::{Color, Variant};
+use crate::rules::Position;
 use crate::runner::record::{read_records, GameRecord};
-use crate::view::{InfoState, Observation};
+use crate::view::InfoState;
 use anyhow::{anyhow, Context, Result};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -87,15 +88,15 @@ impl SeatStats {
 }
 
 /// One seat of a replayed game.
-struct Seat {
-    info: InfoState,
-    belief: Belief,
+struct Seat<'a> {
+    info: &'a InfoState,
+    belief: &'a mut Belief,
 }
 
-impl Seat {
+impl Seat<'_> {
     fn update(&mut self, stats: &mut SeatStats) {
         let t = Instant::now();
-        self.belief.update(&self.info);
+        self.belief.update(self.info);
         stats.update_ms.push(t.elapsed().as_secs_f64() * 1e3);
     }
 
@@ -124,40 +125,23 @@ impl Seat {
 fn replay(rec: &GameRecord, cfg: &BeliefConfig, stats: &mut BTreeMap<String, SeatStats>) -> Result<()> {
     let variant: Variant = rec.variant.parse().map_err(|e| anyhow!("{e}"))?;
     let start = Position::from_fen(variant, &rec.start_fen).context("the record's start FEN")?;
-    let mut game = Game::new(start.clone());
-    let mut seats = Color::ALL.map(|side| {
-        let info = InfoState::new(start.clone(), side);
-        Seat { belief: Belief::new(&info, cfg.clone()), info }
-    });
+    let mut beliefs = Color::ALL.map(|side| Belief::new(&InfoState::new(start.clone(), side), cfg.clone()));
     let names = [rec.white.clone(), rec.black.clone()];
-    for (i, text) in rec.moves.iter().enumerate() {
-        let mover = game.position().turn();
-        let bounces = rec.plies.get(i).map_or(&[][..], |p| p.bounces.as_slice());
-        for tried in bounces.iter().chain([text]) {
-            let wanted = Move::parse(tried, variant)?;
-            let seat = &mut seats[mover.index()];
-            seat.info.send_move(wanted).with_context(|| format!("game {} ply {}: {tried}", rec.game, i + 1))?;
-            match game.play(wanted).map_err(|e| anyhow!("game {} ply {}: {e}", rec.game, i + 1))? {
-                Played::Bounced(sq) => {
-                    seat.info.bounce(sq)?;
-                    seat.update(stats.entry(names[mover.index()].clone()).or_default());
-                }
-                Played::Moved(report) => {
-                    for side in Color::ALL {
-                        let seat = &mut seats[side.index()];
-                        let obs = Observation::after_ply(game.position(), &report, side);
-                        seat.info.observe(obs)?;
-                        let seat_stats = stats.entry(names[side.index()].clone()).or_default();
-                        seat.update(seat_stats);
-                        if game.outcome().is_none() {
-                            seat.measure(game.position(), seat_stats);
-                        }
-                    }
+    replay_seats(rec, |side, info, step| {
+        let mut seat = Seat { belief: &mut beliefs[side.index()], info };
+        let seat_stats = stats.entry(names[side.index()].clone()).or_default();
+        match step {
+            SeatStep::ToMove => {}
+            SeatStep::Bounced => seat.update(seat_stats),
+            SeatStep::Observed { truth, goes_on } => {
+                seat.update(seat_stats);
+                if goes_on {
+                    seat.measure(truth, seat_stats);
                 }
             }
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// Runs the evaluation on the records of `path` (at most `args.games` games of `args.variant`),

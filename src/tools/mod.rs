@@ -9,6 +9,8 @@ pub mod belief_records;
 pub mod bench;
 pub mod opponent_fit;
 pub mod perft;
+pub mod scaling;
+pub mod seats;
 pub mod view;
 
 use crate::core::{Color, Variant};

@@ -3,7 +3,7 @@
 //! each source of information changes the belief, a lost belief falls back and says so, and a
 //! small belief-eval run meets the bars.
 
-use crate::support::{random_game, Step};
+use crate::support::{field, murk, random_game, Step};
 use murk::belief::{same_world, Belief, BeliefConfig, Content, OpponentModel, UpdateReport};
 use murk::core::{Color, Move, Piece, Role, Square, Variant};
 use murk::rules::{Game, Played, PlyReport, Position};
@@ -968,20 +968,6 @@ fn belief_eval_thousand_games() {
         }
     }
     assert!(missed.is_empty(), "targets missed:\n{}", missed.join("\n"));
-}
-
-/// Runs `murk` with `args`; its stdout.
-fn murk(args: &[&str]) -> String {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_murk")).args(args).output().expect("run murk");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "murk {args:?}: {stderr}");
-    String::from_utf8(out.stdout).expect("utf-8")
-}
-
-/// The number after `key=` in `line`.
-fn field(line: &str, key: &str) -> f64 {
-    let value = line.split_whitespace().find_map(|w| w.strip_prefix(&format!("{key}="))).expect(key);
-    value.parse().unwrap_or_else(|_| panic!("{key}={value}"))
 }
 
 #[test]

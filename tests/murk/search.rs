@@ -2,6 +2,7 @@
 //! attacks, answer a visible Try, do not arm a Try into a visible capture, respect enemy drops),
 //! both ways of sharing knowledge across worlds, and determinism across thread counts.
 
+use crate::support::{field, murk};
 use murk::core::{Color, Move, Role, Variant};
 use murk::engine::EngineOptions;
 use murk::eval::Evaluator;
@@ -393,4 +394,43 @@ fn bench_signature_is_the_same_on_two_threads_and_a_timed_bench_runs_for_its_tim
         .output()
         .expect("run murk");
     assert!(!refused.status.success(), "--nodes and --movetime together are refused");
+}
+
+#[test]
+fn scaling_searches_recorded_turns_at_each_time_and_compares_the_moves() {
+    let dir = std::env::temp_dir().join(format!("murk-scaling-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let json = dir.join("games.json");
+    let json_arg = json.to_str().expect("path");
+    let _ = std::fs::remove_file(&json);
+    let engines = ["--engine", "builtin:random", "--engine", "builtin:greedy"];
+    let games = ["--games", "2", "--movetime", "20", "--seed", "5", "--no-progress", "--json", json_arg];
+    murk(&[&["match", "--variant", "dark-chess"][..], &engines, &games].concat());
+    let out = murk(&[
+        "scaling",
+        "--records",
+        json_arg,
+        "--variant",
+        "dark-chess",
+        "--times",
+        "80,20",
+        "--positions",
+        "4",
+        "--every",
+        "3",
+        "--eval",
+        "hand",
+    ]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    let (short, long) = (lines[0], lines[1]);
+    assert_eq!((field(short, "movetime"), field(long, "movetime")), (20.0, 80.0), "shortest first: {out}");
+    for line in &lines {
+        assert_eq!(field(line, "positions"), 4.0, "{out}");
+        assert!(field(line, "worlds") >= 1.0 && field(line, "depth_mean") >= field(line, "depth_min"), "{out}");
+    }
+    assert_eq!(field(long, "same_as_longest"), 1.0, "{out}");
+    assert_eq!(field(long, "changed"), 1.0 - field(short, "same_as_longest"), "two times: {out}");
+    assert!(field(long, "knodes") > field(short, "knodes"), "four times the time searches more: {out}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -67,3 +67,17 @@ fn bouncing_drop(game: &Game, rng: &mut impl Rng) -> Option<Move> {
     let hidden: Vec<_> = (pos.occupied() & !seen & !sil & !game.bounced_this_turn()).collect();
     hidden.choose(rng).map(|&sq| Move::drop(role, sq))
 }
+
+/// Runs `murk` with `args`; its stdout.
+pub fn murk(args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_murk")).args(args).output().expect("run murk");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "murk {args:?}: {stderr}");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// The number after `key=` in `line`.
+pub fn field(line: &str, key: &str) -> f64 {
+    let value = line.split_whitespace().find_map(|w| w.strip_prefix(&format!("{key}="))).expect(key);
+    value.parse().unwrap_or_else(|_| panic!("{key}={value}"))
+}
