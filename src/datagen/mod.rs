@@ -18,7 +18,7 @@ use crate::eval::samples::{Sample, MAX_CP};
 use crate::eval::see::see;
 use crate::eval::{Evaluator, WIN};
 use crate::rules::{Game, Played, Position};
-use crate::search::alphabeta::{score_root_moves, WorldLimit};
+use crate::search::alphabeta::{score_root_moves, WorldLimit, DEFAULT_TABLE_ENTRIES};
 use crate::search::{Limits, SearchConfig, Searcher};
 use crate::search::{Mode, MurkSearcher, SearchParams};
 use crate::uci_fog::child::{ChildConfig, ChildEngine, ChildLimit};
@@ -137,7 +137,12 @@ impl Teacher {
             }
             Teacher::Search(nodes) => {
                 let moves = pos.moves().to_vec();
-                let limit = WorldLimit { nodes: Some(*nodes), deadline: None, max_depth: 64 };
+                let limit = WorldLimit {
+                    nodes: Some(*nodes),
+                    deadline: None,
+                    max_depth: 64,
+                    table_entries: DEFAULT_TABLE_ENTRIES,
+                };
                 let result = score_root_moves(pos, &moves, limit, &AtomicBool::new(false), &Evaluator::Hand);
                 let best = result.scores.iter().flatten().copied().fold(-WIN, f32::max);
                 (best * 100.0).round() as i32

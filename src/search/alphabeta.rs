@@ -23,6 +23,8 @@ pub struct WorldLimit {
     pub deadline: Option<Instant>,
     /// Deepest iteration.
     pub max_depth: u32,
+    /// Entries of its transposition table (a power of two; see [`table_entries`]).
+    pub table_entries: usize,
 }
 
 /// What the search of one world found.
@@ -52,8 +54,19 @@ const CLOCK_INTERVAL: u64 = 512;
 const TT_ORDER: f32 = 1e9;
 const TACTICAL_ORDER: f32 = 1e6;
 const KILLER_ORDER: f32 = 5e5;
-/// Entries of a world's transposition table (a power of two).
-const TT_ENTRIES: usize = 1 << 15;
+/// Entries of a world's transposition table when nothing sizes it (a power of two).
+pub const DEFAULT_TABLE_ENTRIES: usize = 1 << 15;
+/// Fewest and most entries of a sized table.
+const TABLE_ENTRIES: (usize, usize) = (1 << 8, 1 << 22);
+
+/// Entries of the transposition table of a world's search expected to visit `nodes` nodes,
+/// within `memory` bytes: about one per node, a power of two.
+pub fn table_entries(nodes: u64, memory: usize) -> usize {
+    let wanted =
+        usize::try_from(nodes).unwrap_or(usize::MAX).clamp(TABLE_ENTRIES.0, TABLE_ENTRIES.1).next_power_of_two();
+    let fits = (memory / std::mem::size_of::<Option<Entry>>()).max(1);
+    wanted.min((1 << fits.ilog2()).max(TABLE_ENTRIES.0))
+}
 /// Late-move reductions: a quiet move is searched a ply shallower from this depth on, once
 /// [`LMR_FIRST_MOVE`] moves were tried before it...
 const LMR_MIN_DEPTH: i32 = 3;
@@ -105,7 +118,7 @@ pub fn score_root_moves(
     eval: &Evaluator,
 ) -> WorldScores {
     let mut search = Search {
-        table: vec![None; TT_ENTRIES],
+        table: vec![None; limit.table_entries.next_power_of_two()],
         killers: [[None; 2]; MAX_PLY],
         history: vec![0; HISTORY_SIZE],
         line: vec![world.repetition_key()],
@@ -236,7 +249,7 @@ impl Search<'_> {
             return mate_at_ply(value, ply);
         }
         let key = pos.repetition_key();
-        let slot = (key as usize) & (TT_ENTRIES - 1);
+        let slot = (key as usize) & (self.table.len() - 1);
         let mut tt_move = None;
         if let Some(entry) = self.table[slot].filter(|e| e.key == key) {
             tt_move = entry.best;
@@ -389,7 +402,7 @@ impl Search<'_> {
         while pv.len() < 8 && !pos.is_king_captured() {
             let key = pos.repetition_key();
             let Some(next) =
-                self.table[(key as usize) & (TT_ENTRIES - 1)].filter(|e| e.key == key).and_then(|e| e.best)
+                self.table[(key as usize) & (self.table.len() - 1)].filter(|e| e.key == key).and_then(|e| e.best)
             else {
                 break;
             };
@@ -445,6 +458,18 @@ mod tests {
     use super::*;
     use crate::core::Variant;
 
+    #[test]
+    fn a_table_holds_about_one_entry_per_expected_node_within_its_memory() {
+        let entry = std::mem::size_of::<Option<Entry>>();
+        assert_eq!(table_entries(25_000, 1 << 30), 1 << 15);
+        assert_eq!(table_entries(70_000, 1 << 30), 1 << 17);
+        assert_eq!(table_entries(u64::MAX, usize::MAX), TABLE_ENTRIES.1);
+        assert_eq!(table_entries(0, 1 << 30), TABLE_ENTRIES.0);
+        // Memory for 5,000 entries: the largest power of two that fits.
+        assert_eq!(table_entries(1_000_000, 5_000 * entry), 4096);
+        assert_eq!(table_entries(1_000_000, 0), TABLE_ENTRIES.0, "never less than the fewest");
+    }
+
     fn best(variant: Variant, fen: &str, depth: u32) -> (Move, WorldScores) {
         let pos = Position::from_fen(variant, fen).unwrap();
         let moves = pos.moves().to_vec();
@@ -452,7 +477,12 @@ mod tests {
         let result = score_root_moves(
             &pos,
             &moves,
-            WorldLimit { nodes: Some(2_000_000), deadline: None, max_depth: depth },
+            WorldLimit {
+                nodes: Some(2_000_000),
+                deadline: None,
+                max_depth: depth,
+                table_entries: DEFAULT_TABLE_ENTRIES,
+            },
             &stop,
             &Evaluator::Hand,
         );
@@ -482,7 +512,7 @@ mod tests {
         let result = score_root_moves(
             &pos,
             &moves,
-            WorldLimit { nodes: None, deadline: None, max_depth: 3 },
+            WorldLimit { nodes: None, deadline: None, max_depth: 3, table_entries: DEFAULT_TABLE_ENTRIES },
             &stop,
             &Evaluator::Hand,
         );
@@ -500,7 +530,8 @@ mod tests {
         let pos = Position::start(Variant::DarkCrazyhouse);
         let moves = pos.moves().to_vec();
         let stop = AtomicBool::new(false);
-        let limit = WorldLimit { nodes: Some(20_000), deadline: None, max_depth: 32 };
+        let limit =
+            WorldLimit { nodes: Some(20_000), deadline: None, max_depth: 32, table_entries: DEFAULT_TABLE_ENTRIES };
         let a = score_root_moves(&pos, &moves, limit, &stop, &Evaluator::Hand);
         let b = score_root_moves(&pos, &moves, limit, &stop, &Evaluator::Hand);
         assert_eq!(a.scores, b.scores);

@@ -1,7 +1,7 @@
 //! Murk's own player: keeps the belief up to date, draws worlds from it, runs the determinized
 //! search under the `go` budget and picks the move by the risk-aware root rule.
 
-use super::alphabeta::{score_root_moves, WorldLimit, WorldScores};
+use super::alphabeta::{score_root_moves, table_entries, WorldLimit, WorldScores};
 use super::driver::{self, Mode, Unit};
 use super::limits::{Limits, SearchClock};
 use super::root;
@@ -64,7 +64,7 @@ impl MurkSearcher {
     /// A searcher for one game.
     pub fn new(config: &SearchConfig, params: SearchParams) -> MurkSearcher {
         let pool = thread_pool(config.threads);
-        // Half of `Hash` goes to the belief, half to the trees.
+        // Half of `Hash` goes to the belief, half to the trees or the alpha-beta tables.
         let worlds = WorldSource::new(config.hash_mib / 2, config.seed, Arc::clone(&pool));
         MurkSearcher { config: config.clone(), params, worlds, pool, last: None, speed: INITIAL_SPEED }
     }
@@ -315,6 +315,9 @@ impl Phases {
 const ALPHABETA_MS_PER_WORLD: f64 = 12.0;
 /// Nodes each alpha-beta world should get at least under a node budget.
 const ALPHABETA_NODES_PER_WORLD: u64 = 20_000;
+/// Nodes per millisecond an alpha-beta world's search visits on one thread, about (sizes its
+/// table under a time budget).
+const ALPHABETA_NODES_PER_MS: f64 = 2_000.0;
 /// Least and most worlds an alpha-beta search samples (the most grows with the threads).
 const ALPHABETA_WORLDS: (usize, usize) = (4, 16);
 /// Worlds per thread a timed alpha-beta search may draw at most, so that threads finishing
@@ -357,6 +360,13 @@ impl MurkSearcher {
         let end = budget.soft.or(budget.hard).map(|t| search_clock.started() + t);
         let per_world_nodes = budget.nodes.map(|n| (n / worlds.len() as u64).max(1));
         let threads = self.pool.current_num_threads();
+        // Each thread's table gets its share of the search's half of `Hash`, sized for the
+        // nodes its world is expected to visit.
+        let expected_nodes = per_world_nodes.unwrap_or_else(|| {
+            let thread_ms = budget.soft.or(budget.hard).map_or(0.0, |t| t.as_secs_f64() * 1000.0) * threads as f64;
+            (thread_ms / worlds.len() as f64 * ALPHABETA_NODES_PER_MS) as u64
+        });
+        let table_entries = table_entries(expected_nodes, (self.config.hash_mib << 20) / 2 / threads);
         // A timed search with fewer worlds than threads splits each world's root moves among
         // threads, so that none waits; under a node budget the work does not depend on threads.
         let parts = if budget.nodes.is_none() { threads.div_ceil(worlds.len()).min(legal.len()).max(1) } else { 1 };
@@ -375,7 +385,8 @@ impl MurkSearcher {
                             end.saturating_duration_since(now).mul_f64((threads as f64 / remaining as f64).min(1.0));
                         now + share
                     });
-                    let limit = WorldLimit { nodes: per_world_nodes, deadline, max_depth: ALPHABETA_MAX_DEPTH };
+                    let limit =
+                        WorldLimit { nodes: per_world_nodes, deadline, max_depth: ALPHABETA_MAX_DEPTH, table_entries };
                     let mine: Vec<Move> = moves.iter().map(|&i| legal[i]).collect();
                     score_root_moves(&worlds[*w].0, &mine, limit, stop, &self.config.eval)
                 })
