@@ -124,8 +124,8 @@ fn catch_up(searcher: &mut MurkSearcher, info: &InfoState) {
     searcher.search(info, &limits, &AtomicBool::new(false), &mut |_| {});
 }
 
-/// The probes of the turns of `args`.
-pub fn collect(args: &ScalingArgs) -> Result<Vec<Turn>> {
+/// The times of `args`, shortest first, and the probes of its turns.
+pub fn collect(args: &ScalingArgs) -> Result<(Vec<u64>, Vec<Turn>)> {
     if args.times.is_empty() || args.every == 0 || args.seeds == 0 {
         bail!("--times needs at least one time, --every and --seeds at least 1");
     }
@@ -166,7 +166,7 @@ pub fn collect(args: &ScalingArgs) -> Result<Vec<Turn>> {
             break;
         }
     }
-    Ok(probes)
+    Ok((times, probes))
 }
 
 /// Seeds of a seat's searchers lie this far apart.
@@ -207,12 +207,10 @@ pub fn summarize(times: &[u64], turns: &[Turn]) -> Vec<String> {
 
 /// Runs the probe and prints one line per time.
 pub fn run(args: &ScalingArgs, out: &mut impl Write) -> Result<()> {
-    let probes = collect(args)?;
+    let (times, probes) = collect(args)?;
     if probes.is_empty() {
         bail!("no turn of {} to probe in {}", args.variant, args.records.display());
     }
-    let mut times = args.times.clone();
-    times.sort_unstable();
     for line in summarize(&times, &probes) {
         writeln!(out, "{line}")?;
     }

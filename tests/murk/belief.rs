@@ -3,7 +3,7 @@
 //! each source of information changes the belief, a lost belief falls back and says so, and a
 //! small belief-eval run meets the bars.
 
-use crate::support::{field, murk, random_game, Step};
+use crate::support::{field, murk, random_game, recorded_random_greedy_games, Step};
 use murk::belief::{same_world, Belief, BeliefConfig, Content, OpponentModel, UpdateReport};
 use murk::core::{Color, Move, Piece, Role, Square, Variant};
 use murk::rules::{Game, Played, PlyReport, Position};
@@ -972,29 +972,8 @@ fn belief_eval_thousand_games() {
 
 #[test]
 fn belief_eval_measures_each_seat_on_recorded_games_and_fits_the_opponent_model_to_a_player() {
-    let dir = std::env::temp_dir().join(format!("murk-belief-records-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let json = dir.join("games.json");
+    let (dir, json) = recorded_random_greedy_games("belief-records", 8, 3);
     let json_arg = json.to_str().expect("path");
-    let _ = std::fs::remove_file(&json);
-    murk(&[
-        "match",
-        "--variant",
-        "dark-chess",
-        "--engine",
-        "builtin:random",
-        "--engine",
-        "builtin:greedy",
-        "--games",
-        "8",
-        "--movetime",
-        "20",
-        "--seed",
-        "3",
-        "--no-progress",
-        "--json",
-        json_arg,
-    ]);
     let records = murk::runner::record::read_records(&json).expect("records");
     let out = murk(&["belief-eval", "--variant", "dark-chess", "--records", json_arg]);
     for seat in ["random", "greedy"] {

@@ -2,7 +2,7 @@
 //! attacks, answer a visible Try, do not arm a Try into a visible capture, respect enemy drops),
 //! both ways of sharing knowledge across worlds, and determinism across thread counts.
 
-use crate::support::{field, murk};
+use crate::support::{field, murk, recorded_random_greedy_games};
 use murk::core::{Color, Move, Role, Variant};
 use murk::engine::EngineOptions;
 use murk::eval::Evaluator;
@@ -398,14 +398,8 @@ fn bench_signature_is_the_same_on_two_threads_and_a_timed_bench_runs_for_its_tim
 
 #[test]
 fn scaling_searches_recorded_turns_at_each_time_and_compares_the_moves() {
-    let dir = std::env::temp_dir().join(format!("murk-scaling-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let json = dir.join("games.json");
+    let (dir, json) = recorded_random_greedy_games("scaling", 2, 5);
     let json_arg = json.to_str().expect("path");
-    let _ = std::fs::remove_file(&json);
-    let engines = ["--engine", "builtin:random", "--engine", "builtin:greedy"];
-    let games = ["--games", "2", "--movetime", "20", "--seed", "5", "--no-progress", "--json", json_arg];
-    murk(&[&["match", "--variant", "dark-chess"][..], &engines, &games].concat());
     let out = murk(&[
         "scaling",
         "--records",

@@ -81,3 +81,33 @@ pub fn field(line: &str, key: &str) -> f64 {
     let value = line.split_whitespace().find_map(|w| w.strip_prefix(&format!("{key}="))).expect(key);
     value.parse().unwrap_or_else(|_| panic!("{key}={value}"))
 }
+
+/// Records `games` Dark Chess games of builtin:random (White first) against builtin:greedy at 20 ms
+/// a move with `seed`, by `murk match --json`, in a fresh temporary folder named after `name`;
+/// the folder and the records file.
+pub fn recorded_random_greedy_games(name: &str, games: usize, seed: u64) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("murk-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let json = dir.join("games.json");
+    let (games, seed) = (games.to_string(), seed.to_string());
+    murk(&[
+        "match",
+        "--variant",
+        "dark-chess",
+        "--engine",
+        "builtin:random",
+        "--engine",
+        "builtin:greedy",
+        "--games",
+        &games,
+        "--movetime",
+        "20",
+        "--seed",
+        &seed,
+        "--no-progress",
+        "--json",
+        json.to_str().expect("path"),
+    ]);
+    (dir, json)
+}
