@@ -311,34 +311,40 @@ impl Phases {
     }
 }
 
-/// Milliseconds of a timed move each alpha-beta world should get at least.
+/// Thread-milliseconds of a timed move, and nodes under a node budget, each alpha-beta world
+/// gets while the worlds are few (up to [`ALPHABETA_WIDE_WORLDS`]): more time or threads draw
+/// more worlds before they search any world deeper. Which worlds a search draws changes its move
+/// about as often as quadrupling its time does, and in Dark Crazyhouse a deeper search of the
+/// same worlds found as much that is untrue of the game as true.
 const ALPHABETA_MS_PER_WORLD: f64 = 12.0;
-/// Nodes each alpha-beta world should get at least under a node budget.
 const ALPHABETA_NODES_PER_WORLD: u64 = 20_000;
+/// Past this many worlds, more effort is shared between more worlds and deeper searches of
+/// each: the worlds grow with its square root (four times the effort: twice the worlds, each
+/// searched twice as long).
+const ALPHABETA_WIDE_WORLDS: f64 = 64.0;
 /// Nodes per millisecond an alpha-beta world's search visits on one thread, about (sizes its
 /// table under a time budget).
 const ALPHABETA_NODES_PER_MS: f64 = 2_000.0;
-/// Least and most worlds an alpha-beta search samples (the most grows with the threads).
-const ALPHABETA_WORLDS: (usize, usize) = (4, 16);
-/// Worlds per thread a timed alpha-beta search may draw at most, so that threads finishing
-/// early find another world to take.
-const ALPHABETA_WORLDS_PER_THREAD: usize = 2;
+/// Least and most worlds an alpha-beta search samples.
+const ALPHABETA_WORLDS: (usize, usize) = (4, 256);
 
-/// How many worlds an alpha-beta search draws: enough that each gets its share of the time (on
-/// `threads` threads) or of the nodes. Under a node budget the count does not depend on
-/// `threads`, so `go nodes` searches the same worlds on any number of threads.
+/// How many worlds an alpha-beta search draws for its effort: the thread-milliseconds (on
+/// `threads` threads) or the nodes it may spend. Under a node budget the count does not depend
+/// on `threads`, so `go nodes` searches the same worlds on any number of threads. Draws of the
+/// same world merge, so a narrow belief searches its few worlds deeper.
 fn alphabeta_world_count(clock: &SearchClock, threads: usize) -> usize {
     let budget = clock.budget();
-    let most = ALPHABETA_WORLDS.1;
-    let (wanted, most) = match (budget.nodes, budget.soft.or(budget.hard)) {
-        (Some(n), _) => ((n / ALPHABETA_NODES_PER_WORLD) as usize, most),
-        (None, Some(t)) => (
-            (t.as_secs_f64() * 1000.0 * threads as f64 / ALPHABETA_MS_PER_WORLD) as usize,
-            most.max(threads * ALPHABETA_WORLDS_PER_THREAD),
-        ),
-        (None, None) => (most, most),
+    let shares = match (budget.nodes, budget.soft.or(budget.hard)) {
+        (Some(n), _) => n as f64 / ALPHABETA_NODES_PER_WORLD as f64,
+        (None, Some(t)) => t.as_secs_f64() * 1000.0 * threads as f64 / ALPHABETA_MS_PER_WORLD,
+        (None, None) => ALPHABETA_WIDE_WORLDS,
     };
-    wanted.clamp(ALPHABETA_WORLDS.0, most)
+    let worlds = if shares <= ALPHABETA_WIDE_WORLDS {
+        shares
+    } else {
+        ALPHABETA_WIDE_WORLDS * (shares / ALPHABETA_WIDE_WORLDS).sqrt()
+    };
+    (worlds as usize).clamp(ALPHABETA_WORLDS.0, ALPHABETA_WORLDS.1)
 }
 
 impl MurkSearcher {
@@ -511,17 +517,18 @@ mod tests {
 
     #[test]
     fn alphabeta_worlds_follow_the_nodes_alone_and_the_time_with_the_threads() {
-        let nodes = Budget { nodes: Some(200_000), ..Budget::UNBOUNDED };
-        assert_eq!(count(nodes, 1), 10);
-        assert_eq!(count(nodes, 64), 10, "a node budget searches the same worlds on any thread count");
-        let timed = Budget { soft: Some(Duration::from_millis(200)), ..Budget::UNBOUNDED };
-        assert_eq!(count(timed, 1), 16);
-        assert_eq!(count(timed, 8), 16);
-        // Many threads get two worlds each to share out, when the time allows them.
-        assert_eq!(count(timed, 32), 64);
-        let short = Budget { soft: Some(Duration::from_millis(24)), ..Budget::UNBOUNDED };
-        assert_eq!(count(short, 1), ALPHABETA_WORLDS.0);
-        assert_eq!(count(short, 32), 64);
+        let nodes = |n| Budget { nodes: Some(n), ..Budget::UNBOUNDED };
+        assert_eq!(count(nodes(200_000), 1), 10);
+        assert_eq!(count(nodes(200_000), 64), 10, "a node budget searches the same worlds on any thread count");
+        let timed = |ms| Budget { soft: Some(Duration::from_millis(ms)), ..Budget::UNBOUNDED };
+        assert_eq!(count(timed(192), 1), 16);
+        assert_eq!(count(timed(384), 1), 32, "twice the time: twice the worlds");
+        assert_eq!(count(timed(192), 2), 32, "two threads: as twice the time");
+        assert_eq!(count(timed(768), 1), 64);
+        assert_eq!(count(timed(3072), 1), 128, "past 64 worlds, four times the time: twice the worlds");
+        assert_eq!(count(nodes(5_120_000), 1), 128);
+        assert_eq!(count(timed(24), 1), ALPHABETA_WORLDS.0);
+        assert_eq!(count(timed(100_000), 64), ALPHABETA_WORLDS.1);
     }
 
     #[test]
