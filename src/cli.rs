@@ -36,6 +36,10 @@ pub enum Command {
     /// and maximum-likelihood ratings of all engines on one scale; `--resume` continues one.
     #[command(after_help = "The manual: docs/match.md in Murk's source.")]
     Tournament(crate::runner::TournamentArgs),
+    /// Print the standing of a run from its JSON record files, e.g. those of all its shards: a
+    /// match's score, Elo, SPRT and pentanomial lines, or a tournament's crosstable and ratings.
+    #[command(after_help = "The manual: docs/match.md in Murk's source.")]
+    Results(crate::runner::ResultsArgs),
     /// Print a game recorded by `murk match --json` ply by ply, as ASCII boards of one view.
     #[command(after_help = "The manual: docs/replay.md in Murk's source.")]
     Replay(crate::runner::ReplayArgs),
@@ -58,9 +62,10 @@ pub enum Command {
     #[command(after_help = "The manual: docs/uci-fog.md in Murk's source.")]
     UciFog(crate::uci_fog::UciFogArgs),
     /// Write training positions for the learned evaluation: Murk's own games under fog, the
-    /// truth and belief worlds, labelled by a teacher and the result (train.bin, valid.bin).
+    /// truth and belief worlds, labelled by a teacher and the result (train.bin, valid.bin);
+    /// `--shard K/N` plays part of a run, `murk datagen merge` joins the parts.
     #[command(after_help = "The manual: docs/nets.md in Murk's source.")]
-    Datagen(crate::datagen::DatagenArgs),
+    Datagen(crate::datagen::DatagenCommand),
     /// Serve Mistboard's engine protocol (one JSON request per turn) over HTTP or stdio, so a
     /// game server can use Murk as its engine.
     #[command(after_help = "The manual: docs/serve.md in Murk's source.")]
@@ -75,13 +80,12 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::View(args)) => crate::tools::view::run(&args, &mut std::io::stdout().lock())?,
         Some(Command::Match(args)) => crate::runner::run_match_command(&args)?,
         Some(Command::Tournament(args)) => crate::runner::run_tournament_command(&args)?,
+        Some(Command::Results(args)) => crate::runner::run_results_command(&args)?,
         Some(Command::Replay(args)) => crate::runner::run_replay_command(&args)?,
         Some(Command::Bench(args)) => crate::tools::bench::run(&args, &mut std::io::stdout().lock())?,
         Some(Command::Scaling(args)) => crate::tools::scaling::run(&args, &mut std::io::stdout().lock())?,
         Some(Command::UciFog(args)) => crate::uci_fog::run(&args)?,
-        Some(Command::Datagen(args)) => {
-            crate::datagen::run(&args, &mut std::io::stdout().lock())?;
-        }
+        Some(Command::Datagen(command)) => crate::datagen::run_command(&command, &mut std::io::stdout().lock())?,
         Some(Command::Serve(args)) => crate::serve::run(&args)?,
         Some(Command::BeliefEval(args)) => match (&args.records, &args.fit) {
             (Some(path), Some(name)) => {

@@ -7,7 +7,8 @@
 //! nets), [`search`] (the searcher interface and Murk's search), [`engine`] (a game's session and
 //! the player registry), [`protocol`] (the text front end). Beside them: [`runner`] (matches and
 //! tournaments, on rules and view only), [`serve`], [`uci_fog`], [`process`] (engines as child
-//! processes, for runner and uci_fog), [`datagen`] and [`tools`].
+//! processes, for runner and uci_fog), [`shard`] (a run split over machines), [`datagen`] and
+//! [`tools`].
 #![deny(missing_docs)]
 
 pub mod belief;
@@ -22,6 +23,7 @@ pub mod rules;
 pub mod runner;
 pub mod search;
 pub mod serve;
+pub mod shard;
 pub mod tools;
 pub mod uci_fog;
 pub mod view;

@@ -1,8 +1,9 @@
 //! `murk datagen`: training positions for the learned evaluation. Murk plays itself under fog at
 //! a fixed node count (a few random plies first, and now and then a random move, for variety);
 //! at each of its moves the true position and a few worlds drawn from the mover's belief are kept,
-//! labelled with the game's result and a teacher's score (Fairy-Stockfish's search at a fixed node
-//! count, or without one Murk's own alpha-beta on the world), and written as
+//! labelled with the game's result, the value Murk's search gave that move over its whole belief
+//! (what the fog costs), and a teacher's score of the world itself (Fairy-Stockfish's search at a
+//! fixed node count, or without one Murk's own alpha-beta on the world), and written as
 //! [`crate::eval::samples`] records: `train.bin`, and `valid.bin` from every `--valid-every`-th game.
 //!
 //! Only quiet positions are kept (no king under attack, no capture that wins material by static
@@ -10,6 +11,14 @@
 //! score says more about the tactic than about the position. A position already kept (by
 //! [`Position::repetition_key`]) is not labelled again. A run is a function of its arguments: games are seeded
 //! by number, and their samples are written in game order whatever `--jobs` is.
+//!
+//! A run can be split: `--shard K/N` plays games K, K+N, K+2N, ... into its own
+//! [`games_file`], `--resume` continues a killed one, and [`merge`] turns the files of all shards
+//! into the training files one run would have written (an unsplit run does the same with its one
+//! file).
+
+pub mod games_file;
+pub mod merge;
 
 use crate::core::{Color, Variant};
 use crate::engine::EngineOptions;
@@ -19,23 +28,45 @@ use crate::eval::see::see;
 use crate::eval::{Evaluator, WIN};
 use crate::rules::{Game, Played, Position};
 use crate::search::alphabeta::{score_root_moves, WorldLimit, DEFAULT_TABLE_ENTRIES};
-use crate::search::{Limits, SearchConfig, Searcher};
+use crate::search::{Limits, SearchConfig, SearchInfo, Searcher};
 use crate::search::{Mode, MurkSearcher, SearchParams};
+use crate::shard::Shard;
 use crate::uci_fog::child::{ChildConfig, ChildEngine, ChildLimit};
 use crate::uci_fog::{fsf_variant, variants_file};
 use crate::view::{InfoState, Observation};
 use anyhow::{anyhow, bail, Context, Result};
+use games_file::{GamesWriter, Header, LabelledGame};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::collections::{BTreeMap, HashSet};
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-/// The command line of `murk datagen`.
+/// The command line of `murk datagen`: play games (the default), or merge the files of shards.
+#[derive(clap::Args, Debug, Clone)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct DatagenCommand {
+    /// `merge`: the training files from the games files of all shards of a run.
+    #[command(subcommand)]
+    pub action: Option<DatagenAction>,
+    /// The games to play.
+    #[command(flatten)]
+    pub play: Option<DatagenArgs>,
+}
+
+/// What `murk datagen` does besides playing.
+#[derive(clap::Subcommand, Debug, Clone)]
+pub enum DatagenAction {
+    /// Write train.bin and valid.bin from the games files of every shard of one run, exactly as
+    /// the unsplit run would have.
+    Merge(merge::MergeArgs),
+}
+
+/// The arguments of a `murk datagen` run.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DatagenArgs {
     /// The game.
@@ -78,9 +109,43 @@ pub struct DatagenArgs {
     /// One game in this many goes to the validation set.
     #[arg(long, default_value_t = 20)]
     pub valid_every: u64,
-    /// The folder to write `train.bin` and `valid.bin` into (created if missing).
+    /// The folder to write into (created if missing): the shard's games file
+    /// `games-K-of-N.bin` and, for an unsplit run, `train.bin` and `valid.bin`.
     #[arg(long)]
     pub out: PathBuf,
+    /// Play only part K of N of the games (those numbered K, K+N, ...), into its own games
+    /// file; `murk datagen merge` makes the training files from all N.
+    #[arg(long, default_value_t = Shard::WHOLE)]
+    pub shard: Shard,
+    /// Continue the games file a killed run of the same arguments left in --out.
+    #[arg(long)]
+    pub resume: bool,
+}
+
+impl DatagenArgs {
+    /// Every argument the games depend on, as one line (the games file's run line). The
+    /// teacher is named by its file name, so shards on machines with other paths still match.
+    fn run_line(&self) -> String {
+        let teacher = match &self.teacher {
+            Some(path) => path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into()),
+            None => "murk".to_string(),
+        };
+        format!(
+            "variant={} seed={} games={} nodes={} worlds={} random_plies={} random_rate={} max_plies={} teacher={} teacher_nodes={} eval={} valid_every={}",
+            self.variant,
+            self.seed,
+            self.games,
+            self.nodes,
+            self.worlds,
+            self.random_plies,
+            self.random_rate,
+            self.max_plies,
+            teacher.replace(char::is_whitespace, "_"),
+            self.teacher_nodes,
+            self.eval,
+            self.valid_every
+        )
+    }
 }
 
 /// How positions get their score.
@@ -163,9 +228,10 @@ pub fn is_quiet(pos: &Position) -> bool {
     pos.tactical_moves().iter().all(|&m| see(pos, m) <= 0.0)
 }
 
-/// One game's positions before labelling: each with the side that was to move.
+/// One game's positions before labelling: each with the value the mover's search gave it over
+/// its belief, in centipawns.
 struct GamePositions {
-    positions: Vec<Position>,
+    positions: Vec<(Position, i32)>,
     winner: Option<Color>,
 }
 
@@ -204,9 +270,12 @@ fn play_game(args: &DatagenArgs, index: u64) -> Result<GamePositions> {
         let mv = if random {
             *legal.as_slice().choose(&mut rng).ok_or_else(|| anyhow!("no legal move"))?
         } else {
-            let mv = searchers[mover].search(&infos[mover], &limits, &AtomicBool::new(false), &mut |_| {});
-            positions.push(game.position().clone());
-            positions.extend(searchers[mover].draw_worlds(args.worlds, &mut rng).into_iter().map(|(w, _)| w));
+            let mut value = 0;
+            let report = &mut |info: SearchInfo| value = info.score_cp.unwrap_or(value);
+            let mv = searchers[mover].search(&infos[mover], &limits, &AtomicBool::new(false), report);
+            positions.push((game.position().clone(), value));
+            let worlds = searchers[mover].draw_worlds(args.worlds, &mut rng);
+            positions.extend(worlds.into_iter().map(|(w, _)| (w, value)));
             mv.ok_or_else(|| anyhow!("the search offered no move"))?
         };
         infos[mover].send_move(mv).context("the player chose an illegal move")?;
@@ -221,11 +290,11 @@ fn play_game(args: &DatagenArgs, index: u64) -> Result<GamePositions> {
             }
         }
     }
-    positions.retain(is_quiet);
+    positions.retain(|(pos, _)| is_quiet(pos));
     Ok(GamePositions { positions, winner: game.outcome().and_then(|o| o.winner) })
 }
 
-/// What a run wrote.
+/// What the training files of a run hold.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DatagenSummary {
     /// Games played.
@@ -238,100 +307,159 @@ pub struct DatagenSummary {
     pub duplicates: u64,
 }
 
-/// Runs `murk datagen`, printing progress to stderr and the summary line to `out`.
-pub fn run(args: &DatagenArgs, out: &mut impl Write) -> Result<DatagenSummary> {
+/// What a `murk datagen` run did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DatagenReport {
+    /// Games of the shard in its games file (those of a resumed run included).
+    pub games: u64,
+    /// Of them, games this run played (the others were resumed).
+    pub played: u64,
+    /// Samples in the games file.
+    pub samples: u64,
+    /// The training files written, for an unsplit run.
+    pub merged: Option<DatagenSummary>,
+}
+
+/// Runs `murk datagen`: plays the shard's games into its games file (continuing it with
+/// `--resume`), and for an unsplit run writes the training files from it. Prints progress to
+/// stderr and a summary line to `out`.
+pub fn run(args: &DatagenArgs, out: &mut impl Write) -> Result<DatagenReport> {
     if args.jobs == 0 || args.valid_every == 0 {
         bail!("--jobs and --valid-every must be at least 1");
     }
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let create = |name: &str| -> Result<BufWriter<std::fs::File>> {
-        let path = args.out.join(name);
-        Ok(BufWriter::new(std::fs::File::create(&path).with_context(|| format!("cannot write {}", path.display()))?))
+    let header = Header { run: args.run_line(), shard: args.shard };
+    let path = games_file::path(&args.out, args.shard);
+    let (resumed, mut file) = if args.resume {
+        GamesWriter::resume(&path, &header)?
+    } else {
+        (Vec::new(), GamesWriter::create(&path, &header)?)
     };
-    let (mut train, mut valid) = (create("train.bin")?, create("valid.bin")?);
+    let mut todo = (0..args.games).filter(|&i| args.shard.owns(i));
+    for (game, expected) in resumed.iter().zip(todo.by_ref()) {
+        if game.index != expected {
+            bail!("{} holds game {} where game {expected} belongs", path.display(), game.index);
+        }
+    }
+    let todo: Vec<u64> = todo.collect();
+    if !resumed.is_empty() {
+        eprintln!("Resuming: {} games of shard {} already played, {} to go", resumed.len(), args.shard, todo.len());
+    }
+    let mut report = DatagenReport {
+        games: resumed.len() as u64,
+        played: 0,
+        samples: resumed.iter().map(|g| g.samples.len() as u64).sum(),
+        merged: None,
+    };
     let started = Instant::now();
-    let next_game = Arc::new(AtomicU64::new(0));
-    let (tx, rx) = mpsc::channel::<(u64, Result<Vec<(u64, Sample)>>)>();
+    play_shard(args, &todo, |game| {
+        file.write(&game)?;
+        report.games += 1;
+        report.played += 1;
+        report.samples += game.samples.len() as u64;
+        if report.played.is_multiple_of(10) || report.played == todo.len() as u64 {
+            eprintln!(
+                "datagen {} shard {}: {} games, {} samples, {:.0} s",
+                args.variant,
+                args.shard,
+                report.games,
+                report.samples,
+                started.elapsed().as_secs_f64()
+            );
+        }
+        Ok(())
+    })?;
+    drop(file);
+    let seconds = started.elapsed().as_secs_f64();
+    if args.shard.is_whole() {
+        let (_, summary) = merge::merge(&[path], &args.out, false)?;
+        writeln!(out, "{} seconds={seconds:.1}", summary_line(args.variant, &summary))?;
+        report.merged = Some(summary);
+    } else {
+        writeln!(
+            out,
+            "datagen variant={} shard={} games={} samples={} seconds={seconds:.1}",
+            args.variant, args.shard, report.games, report.samples
+        )?;
+    }
+    Ok(report)
+}
+
+/// Runs a `murk datagen` command line: a run, or a merge of shards.
+pub fn run_command(command: &DatagenCommand, out: &mut impl Write) -> Result<()> {
+    match (&command.action, &command.play) {
+        (Some(DatagenAction::Merge(args)), _) => {
+            let (run, summary) = merge::merge(&args.files, &args.out, args.partial)?;
+            let variant: Variant = run
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix("variant="))
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| anyhow!("the run line {run:?} names no variant"))?;
+            writeln!(out, "{}", summary_line(variant, &summary))?;
+        }
+        (None, Some(args)) => {
+            run(args, out)?;
+        }
+        (None, None) => bail!("murk datagen needs --variant and --out (or the merge subcommand); see --help"),
+    }
+    Ok(())
+}
+
+/// The line that says what training files hold.
+pub fn summary_line(variant: Variant, summary: &DatagenSummary) -> String {
+    format!(
+        "datagen variant={} games={} train={} valid={} duplicates={}",
+        variant, summary.games, summary.train, summary.valid, summary.duplicates
+    )
+}
+
+/// Plays and labels the games numbered `todo`, `--jobs` at once, and hands them to `on_game`
+/// in the order of `todo` (games finish out of order; the files must not depend on `--jobs`).
+fn play_shard(args: &DatagenArgs, todo: &[u64], mut on_game: impl FnMut(LabelledGame) -> Result<()>) -> Result<()> {
+    let next = Arc::new(AtomicU64::new(0));
+    let (tx, rx) = mpsc::channel::<(usize, Result<LabelledGame>)>();
     let mut workers = Vec::new();
-    for _ in 0..args.jobs.min(args.games.max(1) as usize) {
-        let (args, next_game, tx) = (args.clone(), Arc::clone(&next_game), tx.clone());
+    for _ in 0..args.jobs.min(todo.len().max(1)) {
+        let (args, todo, next, tx) = (args.clone(), todo.to_vec(), Arc::clone(&next), tx.clone());
         workers.push(std::thread::spawn(move || {
             let mut teacher = match Teacher::start(&args) {
                 Ok(t) => t,
                 Err(e) => return drop(tx.send((0, Err(e)))),
             };
             loop {
-                let index = next_game.fetch_add(1, Ordering::Relaxed);
-                if index >= args.games {
-                    return;
-                }
-                let labelled = label_game(&args, index, &mut teacher);
+                let slot = next.fetch_add(1, Ordering::Relaxed) as usize;
+                let Some(&index) = todo.get(slot) else { return };
+                let labelled = label_game(&args, index, &mut teacher).with_context(|| format!("game {index}"));
                 let failed = labelled.is_err();
-                if tx.send((index, labelled)).is_err() || failed {
+                if tx.send((slot, labelled)).is_err() || failed {
                     return;
                 }
             }
         }));
     }
     drop(tx);
-    // Games finish out of order; they are written in order, so the files do not depend on --jobs.
-    let mut waiting: BTreeMap<u64, Vec<(u64, Sample)>> = BTreeMap::new();
-    let mut seen: HashSet<u64> = HashSet::new();
-    let mut summary = DatagenSummary::default();
-    for (index, labelled) in rx {
-        waiting.insert(index, labelled.with_context(|| format!("game {index}"))?);
-        while let Some(samples) = waiting.remove(&summary.games) {
-            let (file, count) = if summary.games % args.valid_every == 0 {
-                (&mut valid, &mut summary.valid)
-            } else {
-                (&mut train, &mut summary.train)
-            };
-            for (key, sample) in &samples {
-                if seen.insert(*key) {
-                    sample.write(file)?;
-                    *count += 1;
-                } else {
-                    summary.duplicates += 1;
-                }
-            }
-            summary.games += 1;
-            if summary.games % 10 == 0 || summary.games == args.games {
-                eprintln!(
-                    "datagen {}: {}/{} games, {} samples, {:.0} s",
-                    args.variant,
-                    summary.games,
-                    args.games,
-                    summary.train + summary.valid,
-                    started.elapsed().as_secs_f64()
-                );
-            }
+    let mut waiting: BTreeMap<usize, LabelledGame> = BTreeMap::new();
+    let mut written = 0;
+    for (slot, labelled) in rx {
+        waiting.insert(slot, labelled?);
+        while let Some(game) = waiting.remove(&written) {
+            on_game(game)?;
+            written += 1;
         }
     }
     for worker in workers {
         worker.join().map_err(|_| anyhow!("a datagen worker panicked"))?;
     }
-    train.flush()?;
-    valid.flush()?;
-    writeln!(
-        out,
-        "datagen variant={} games={} train={} valid={} duplicates={} seconds={:.1}",
-        args.variant,
-        summary.games,
-        summary.train,
-        summary.valid,
-        summary.duplicates,
-        started.elapsed().as_secs_f64()
-    )?;
-    Ok(summary)
+    Ok(())
 }
 
 /// Plays game `index` and labels its positions (each once), with their keys.
-fn label_game(args: &DatagenArgs, index: u64, teacher: &mut Teacher) -> Result<Vec<(u64, Sample)>> {
+fn label_game(args: &DatagenArgs, index: u64, teacher: &mut Teacher) -> Result<LabelledGame> {
     let game = play_game(args, index)?;
     teacher.new_game(args.variant)?;
     let mut seen = HashSet::new();
     let mut samples = Vec::new();
-    for pos in game.positions {
+    for (pos, belief) in game.positions {
         let key = pos.repetition_key();
         if !seen.insert(key) {
             continue;
@@ -341,7 +469,13 @@ fn label_game(args: &DatagenArgs, index: u64, teacher: &mut Teacher) -> Result<V
             Some(w) if w == pos.turn() => 1,
             Some(_) => -1,
         };
-        samples.push((key, Sample { active: features::active(&pos), score_cp: teacher.score_cp(&pos)?, result }));
+        let sample = Sample {
+            active: features::active(&pos),
+            score_cp: teacher.score_cp(&pos)?,
+            result,
+            belief_cp: belief.clamp(-i32::from(MAX_CP), i32::from(MAX_CP)) as i16,
+        };
+        samples.push((key, sample));
     }
-    Ok(samples)
+    Ok(LabelledGame { index, samples })
 }

@@ -1,18 +1,21 @@
 //! The command-line arguments of `murk match`, `murk tournament` and `murk replay`, and what
-//! running them does.
+//! running them (and `murk results`) does.
 
 use super::clock::TimeControl;
-use super::matches::{run_match, MatchConfig};
+use super::matches::{run_match, MatchConfig, MatchSummary};
 use super::openings::read_openings;
 use super::record::read_records;
 use super::replay::{replay_text, ReplaySide};
 use super::replay_html::replay_html;
+use super::results::{results, ResultsArgs, RunResults};
 use super::schedule::{GameConfig, Progress};
 use super::spec::{assign_logs, EngineSpec};
+use super::standings::Standings;
 use super::stats::Sprt;
 use super::tournament::{run_tournament, Format, TournamentConfig};
 use crate::core::hash::mix64;
 use crate::core::Variant;
+use crate::shard::Shard;
 use anyhow::{bail, Context, Result};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -64,6 +67,11 @@ pub struct GameArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub no_progress: bool,
+    /// Play only part K of N of the run: its pairs of games numbered K, K+N, ... (from 0), with
+    /// the openings and seeds the whole run gives them. `murk results` reads the record files
+    /// of all N as one run.
+    #[arg(long, default_value_t = Shard::WHOLE)]
+    pub shard: Shard,
 }
 
 /// Arguments of `murk match`.
@@ -80,6 +88,10 @@ pub struct MatchArgs {
     /// Sequential test: `--sprt elo0=0 elo1=10 alpha=0.05 beta=0.05`; stops once decided.
     #[arg(long, num_args = 1..=4, value_delimiter = ' ')]
     pub sprt: Option<Vec<String>>,
+    /// Continue the match recorded in --json: play only the games missing from it (needs the
+    /// same arguments, --seed included).
+    #[arg(long)]
+    pub resume: bool,
     /// The game, time, files and seed.
     #[command(flatten)]
     pub common: GameArgs,
@@ -164,6 +176,7 @@ impl GameArgs {
             openings,
             margin: Duration::from_millis(self.time_margin),
             stall: Duration::from_millis(self.stall_ms),
+            shard: self.shard,
             progress: if self.no_progress {
                 Progress::Off
             } else if std::io::stderr().is_terminal() {
@@ -222,7 +235,13 @@ impl MatchArgs {
             .try_into()
             .map_err(|_| anyhow::anyhow!("give exactly two --engine options"))?;
         let sprt = self.sprt.as_ref().map(|words| Sprt::parse(&words.join(" "))).transpose()?;
-        Ok(MatchConfig { games_cfg, specs: [a, b], games: self.games, sprt })
+        if sprt.is_some() && !self.common.shard.is_whole() {
+            bail!("--sprt stops a match once decided, which one shard cannot: play the shards without it and run `murk results --sprt ...` on their records");
+        }
+        if self.resume && self.common.seed.is_none() {
+            bail!("--resume needs the --seed of the interrupted run (it printed it at the start)");
+        }
+        Ok(MatchConfig { games_cfg, specs: [a, b], games: self.games, sprt, resume: self.resume })
     }
 }
 
@@ -264,12 +283,29 @@ pub fn run_match_command(args: &MatchArgs) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the murk binary for built-in engines")?;
     let cfg = args.config(&exe)?;
     args.common.announce_seed(&cfg.games_cfg);
-    let summary = run_match(&cfg)?;
-    let mut out = std::io::stdout().lock();
-    out.write_all(summary.report().as_bytes())?;
+    print_match(&run_match(&cfg)?)
+}
+
+/// Prints a match's closing lines on stdout and its terminations on stderr.
+fn print_match(summary: &MatchSummary) -> Result<()> {
+    std::io::stdout().lock().write_all(summary.report().as_bytes())?;
     let ends: Vec<String> = summary.terminations.iter().map(|(t, n)| format!("{t} {n}")).collect();
     eprintln!("Terminations: {}", ends.join(", "));
     Ok(())
+}
+
+/// Prints a tournament's crosstable, ratings and conduct on stdout.
+fn print_standings(standings: &Standings) -> Result<()> {
+    writeln!(std::io::stdout().lock(), "{}\n{}", standings.table_text(), standings.conduct_text())?;
+    Ok(())
+}
+
+/// Runs `murk results`: prints what the run of the record files printed (or would have).
+pub fn run_results_command(args: &ResultsArgs) -> Result<()> {
+    match results(args)? {
+        RunResults::Match(summary) => print_match(&summary),
+        RunResults::Tournament(standings) => print_standings(&standings),
+    }
 }
 
 /// Runs `murk tournament`: plays (or resumes) it and prints the crosstable, the ratings and the
@@ -278,10 +314,7 @@ pub fn run_tournament_command(args: &TournamentArgs) -> Result<()> {
     let exe = std::env::current_exe().context("cannot find the murk binary for built-in engines")?;
     let cfg = args.config(&exe)?;
     args.common.announce_seed(&cfg.games_cfg);
-    let standings = run_tournament(&cfg)?;
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{}\n{}", standings.table_text(), standings.conduct_text())?;
-    Ok(())
+    print_standings(&run_tournament(&cfg)?)
 }
 
 /// Runs `murk replay`: prints the chosen game ply by ply, or writes it as an HTML page.

@@ -1,8 +1,9 @@
 //! A match between two engines: the two-engine case of [`schedule`](super::schedule) (games in
 //! pairs with colors swapped, K at once, restarts), with the first engine's score, a live
-//! progress bar, and an SPRT that stops the match once a bound is crossed.
+//! progress bar, an SPRT that stops the match once a bound is crossed, and `--resume` and
+//! `--shard` as for a tournament.
 
-use super::outputs::{ProgressView, RecordFiles};
+use super::outputs::{pending_games, resumed_games, ProgressView, RecordFiles};
 use super::record::GameRecord;
 use super::schedule::{play_games, GameConfig, Lineup, Schedule};
 use super::spec::EngineSpec;
@@ -22,6 +23,8 @@ pub struct MatchConfig {
     pub games: usize,
     /// Stop early when this test decides.
     pub sprt: Option<Sprt>,
+    /// Continue from the games already in the JSON file.
+    pub resume: bool,
 }
 
 /// The result of a match.
@@ -56,47 +59,61 @@ impl MatchSummary {
     }
 }
 
-/// Plays a match and returns its summary.
+/// Plays (or resumes) a match and returns its summary.
 pub fn run_match(cfg: &MatchConfig) -> Result<MatchSummary> {
     let common = &cfg.games_cfg;
     let lineup = Lineup::start(cfg.specs.to_vec(), common.variant, common.stall)?;
     let names = [lineup.names()[0].clone(), lineup.names()[1].clone()];
     let schedule = Schedule::new(vec![[0, 1]; cfg.games.div_ceil(2)], cfg.games);
-    let pending: Vec<usize> = (0..schedule.len()).collect();
-    let mut collector = Collector::new(cfg, names)?;
-    play_games(common, lineup, &schedule, &pending, |_, result| collector.add(&result.record))?;
-    Ok(collector.finish())
+    let resumed = if cfg.resume { resumed_games(common, &schedule, lineup.names())? } else { Vec::new() };
+    let mut tally = MatchTally::new(names, cfg.sprt);
+    for (_, record) in &resumed {
+        tally.add(record);
+    }
+    let pending = pending_games(common, &schedule, &resumed);
+    let mut files = RecordFiles::open(&common.pgn, &common.json)?;
+    let view = ProgressView::new(
+        common.progress,
+        resumed.len(),
+        resumed.len() + pending.len(),
+        format!("{} vs {}", tally.names[0], tally.names[1]),
+    );
+    play_games(common, lineup, &schedule, &pending, |_, result| {
+        let record = &result.record;
+        files.write(record)?;
+        let decided = tally.add(record);
+        let s = &tally.score;
+        let (elo, margin) = s.elo();
+        view.game(
+            record,
+            format!("W-L-D {}-{}-{}  Elo {} +/- {}", s.wins, s.losses, s.draws, fixed(elo, 1), fixed(margin, 1)),
+        );
+        Ok(decided)
+    })?;
+    view.finish();
+    Ok(tally.summary())
 }
 
-/// Receives finished games: writes them out, keeps the score, draws the progress bar, runs the SPRT.
-struct Collector {
+/// A match's standing, kept from its game records: the first engine's score, the terminations,
+/// and the SPRT's decision at the first game that crossed a bound.
+#[derive(Clone, Debug)]
+pub struct MatchTally {
     names: [String; 2],
     score: Score,
     sprt: Option<Sprt>,
     verdict: Option<Verdict>,
     terminations: BTreeMap<String, u32>,
-    files: RecordFiles,
-    view: ProgressView,
 }
 
-impl Collector {
-    fn new(cfg: &MatchConfig, names: [String; 2]) -> Result<Collector> {
-        let common = &cfg.games_cfg;
-        let view = ProgressView::new(common.progress, 0, cfg.games, format!("{} vs {}", names[0], names[1]));
-        Ok(Collector {
-            names,
-            score: Score::default(),
-            sprt: cfg.sprt,
-            verdict: None,
-            terminations: BTreeMap::new(),
-            files: RecordFiles::open(&common.pgn, &common.json)?,
-            view,
-        })
+impl MatchTally {
+    /// An empty standing of `names` (the first engine first), with an optional SPRT.
+    pub fn new(names: [String; 2], sprt: Option<Sprt>) -> MatchTally {
+        MatchTally { names, score: Score::default(), sprt, verdict: None, terminations: BTreeMap::new() }
     }
 
-    /// Takes one finished game; returns true when the SPRT has just decided.
-    fn add(&mut self, record: &GameRecord) -> Result<bool> {
-        self.files.write(record)?;
+    /// Counts one game (the first engine plays White in odd-numbered games); returns true when
+    /// the SPRT has just decided.
+    pub fn add(&mut self, record: &GameRecord) -> bool {
         let first_color = if (record.game - 1).is_multiple_of(2) { Color::White } else { Color::Black };
         let half_points = match record.winner() {
             None => 1,
@@ -105,20 +122,15 @@ impl Collector {
         };
         self.score.add(record.pair, half_points);
         *self.terminations.entry(record.termination.clone()).or_default() += 1;
-        let (elo, margin) = self.score.elo();
-        let s = &self.score;
-        let running =
-            format!("W-L-D {}-{}-{}  Elo {} +/- {}", s.wins, s.losses, s.draws, fixed(elo, 1), fixed(margin, 1));
-        self.view.game(record, running);
         if self.verdict.is_none() {
             self.verdict = self.sprt.and_then(|t| t.verdict(&self.score));
-            return Ok(self.verdict.is_some());
+            return self.verdict.is_some();
         }
-        Ok(false)
+        false
     }
 
-    fn finish(self) -> MatchSummary {
-        self.view.finish();
+    /// The summary of the games counted.
+    pub fn summary(self) -> MatchSummary {
         MatchSummary {
             names: self.names,
             score: self.score,

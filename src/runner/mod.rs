@@ -1,4 +1,5 @@
-//! The fog-enforcing match runner: `murk match`, `murk tournament` and `murk replay`.
+//! The fog-enforcing match runner: `murk match`, `murk tournament`, `murk results` and
+//! `murk replay`.
 //!
 //! Ordinary runners show engines the whole board; this one holds the true game with the rules
 //! core and sends each engine only what protocol.md says it may learn. The pieces:
@@ -17,6 +18,7 @@
 //!   [`outputs`]: record files and the progress display;
 //! - [`matches`](mod@matches): two engines, score and SPRT; [`tournament`]: many engines, resume;
 //!   [`standings`]: crosstable and conduct; [`ratings`]: maximum-likelihood Elo of many engines;
+//!   [`results`]: the standing of a run (e.g. of its shards) from its record files alone;
 //! - [`openings`]: start positions;
 //! - [`replay`]: a recorded game as ASCII boards; [`replay_html`]: the same game as one HTML page
 //!   with the true position and both views side by side; [`args`]: the command-line arguments.
@@ -36,6 +38,7 @@ pub mod record;
 pub mod referee;
 pub mod replay;
 pub mod replay_html;
+pub mod results;
 pub mod schedule;
 pub mod spec;
 pub mod standings;
@@ -43,7 +46,10 @@ pub mod stats;
 pub mod tournament;
 
 pub use crate::process::{EngineIo, IoFailure};
-pub use args::{run_match_command, run_replay_command, run_tournament_command, MatchArgs, ReplayArgs, TournamentArgs};
+pub use args::{
+    run_match_command, run_replay_command, run_results_command, run_tournament_command, MatchArgs, ReplayArgs,
+    TournamentArgs,
+};
 pub use audit::{audit_record, AuditError};
 pub use clock::TimeControl;
 pub use contestant::{Contestant, Wire};
@@ -51,6 +57,7 @@ pub use line_engine::{EngineHandle, EngineInit};
 pub use matches::{run_match, MatchConfig, MatchSummary};
 pub use record::{Forfeit, GameRecord, Termination};
 pub use referee::{play_game, GameResult, GameSetup};
+pub use results::ResultsArgs;
 pub use schedule::{GameConfig, Progress};
 pub use spec::EngineSpec;
 pub use stats::{Score, Sprt};

@@ -212,10 +212,12 @@ impl GameRecord {
     }
 }
 
-/// Appends `record` to `out` as one JSON line and flushes it.
+/// Appends `record` to `out` as one JSON line, in one write, and flushes it: a reader of the file
+/// (a resume, a test watching a run) meets a line cut short only if the write itself is cut.
 pub fn append_json(out: &mut impl Write, record: &GameRecord) -> std::io::Result<()> {
-    serde_json::to_writer(&mut *out, record)?;
-    out.write_all(b"\n")?;
+    let mut line = serde_json::to_vec(record)?;
+    line.push(b'\n');
+    out.write_all(&line)?;
     out.flush()
 }
 

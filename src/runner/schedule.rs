@@ -16,6 +16,7 @@ use super::spec::{unique_name, EngineSpec};
 use crate::core::hash::derive_seed;
 use crate::core::{Color, Variant};
 use crate::rules::Position;
+use crate::shard::Shard;
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -53,6 +54,8 @@ pub struct GameConfig {
     pub stall: Duration,
     /// How to show progress on stderr.
     pub progress: Progress,
+    /// The part of the run's pairs of games this process plays.
+    pub shard: Shard,
 }
 
 /// How a run shows its progress on stderr.

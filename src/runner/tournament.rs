@@ -3,17 +3,17 @@
 //! and rating list, and `--resume` from the JSON records after an interruption.
 //!
 //! The JSON-lines record file is the tournament's state: each game's number fixes who plays it
-//! and its opening and seeds, so a resumed run plays exactly the games missing from the file.
+//! and its opening and seeds, so a resumed run plays exactly the games missing from the file,
+//! and the shards of a tournament (`--shard K/N`) play disjoint parts of it.
 
-use super::outputs::{ProgressView, RecordFiles};
-use super::record::GameRecord;
+use super::outputs::{pending_games, resumed_games, ProgressView, RecordFiles};
 use super::referee::GameResult;
 use super::schedule::{play_games, GameConfig, Lineup, Schedule};
 use super::spec::EngineSpec;
 use super::standings::{Standings, Tally};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Who plays whom.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, clap::ValueEnum)]
@@ -95,27 +95,20 @@ pub fn run_tournament(cfg: &TournamentConfig) -> Result<Standings> {
     };
     let schedule = schedule(cfg.format, names.len(), cfg.rounds, cfg.games_per_pair);
     let mut tally = Tally::new(&names);
-    let mut done = vec![false; schedule.len()];
-    if let (true, Some(path)) = (cfg.resume, &common.json) {
-        for record in resume_state(path)? {
-            let index = check_resumed(&record, &schedule, &names, common, &done)?;
-            tally.add(schedule.players(index), &record);
-            done[index] = true;
-        }
+    let resumed = if cfg.resume { resumed_games(common, &schedule, &names)? } else { Vec::new() };
+    for (index, record) in &resumed {
+        tally.add(schedule.players(*index), record);
     }
-    let pending: Vec<usize> = (0..schedule.len()).filter(|&i| !done[i]).collect();
-    let played = schedule.len() - pending.len();
-    if played > 0 {
-        eprintln!("Resuming: {played} of {} games already played, {} to go", schedule.len(), pending.len());
-    }
+    let pending = pending_games(common, &schedule, &resumed);
+    let total = pending.len() + resumed.len();
     let mut files = RecordFiles::open(&common.pgn, &common.json)?;
-    let view = ProgressView::new(common.progress, played, schedule.len(), leader_text(&tally));
+    let view = ProgressView::new(common.progress, resumed.len(), total, leader_text(&tally));
     play_games(common, lineup, &schedule, &pending, |players, result: GameResult| {
         files.write(&result.record)?;
         tally.add(players, &result.record);
         view.game(&result.record, leader_text(&tally));
         let n = tally.games() as usize;
-        if cfg.report_every > 0 && n.is_multiple_of(cfg.report_every) && n < schedule.len() {
+        if cfg.report_every > 0 && n.is_multiple_of(cfg.report_every) && n < total {
             view.note(&format!("Standing after {n} games:\n{}", tally.standings(anchor).table_text()));
         }
         Ok(false)
@@ -136,69 +129,4 @@ fn leader_text(tally: &Tally) -> String {
         Some((name, pct, games)) => format!("leader {name} {pct:.1}% of {games}"),
         None => "no game yet".to_string(),
     }
-}
-
-/// The records already in the state file `path` (none if it does not exist). A last line cut
-/// short by an interruption is dropped, and the file truncated to the complete records.
-fn resume_state(path: &Path) -> Result<Vec<GameRecord>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let mut records = Vec::new();
-    let mut good_len = 0;
-    let mut lines = text.split_inclusive('\n').enumerate().peekable();
-    while let Some((i, line)) = lines.next() {
-        if !line.trim().is_empty() {
-            match serde_json::from_str::<GameRecord>(line) {
-                Ok(record) if line.ends_with('\n') => records.push(record),
-                _ if lines.peek().is_none() => break,
-                _ => bail!("{} line {}: not a game record (cannot resume from it)", path.display(), i + 1),
-            }
-        }
-        good_len += line.len();
-    }
-    if good_len < text.len() {
-        eprintln!("note: dropping an incomplete last record from {}", path.display());
-        let f = std::fs::File::options()
-            .write(true)
-            .open(path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        f.set_len(good_len as u64).with_context(|| format!("cannot truncate {}", path.display()))?;
-    }
-    Ok(records)
-}
-
-/// The schedule index of a record from the state file, once it is checked to be this
-/// tournament's game (same players, variant and start) and not seen before.
-fn check_resumed(
-    record: &GameRecord,
-    schedule: &Schedule,
-    names: &[String],
-    common: &GameConfig,
-    done: &[bool],
-) -> Result<usize> {
-    let Some(index) = record.game.checked_sub(1).filter(|&i| i < schedule.len()) else {
-        bail!(
-            "the record file holds game {}, but this tournament has {} games: resume with the same arguments",
-            record.game,
-            schedule.len()
-        );
-    };
-    let [w, b] = schedule.players(index).map(|p| names[p].as_str());
-    if (record.white.as_str(), record.black.as_str()) != (w, b) || record.variant != common.variant.name() {
-        bail!(
-            "game {} in the record file is {} vs {} ({}), but in this tournament it is {w} vs {b} ({}): resume with the same arguments",
-            record.game,
-            record.white,
-            record.black,
-            record.variant,
-            common.variant.name()
-        );
-    }
-    if done[index] {
-        bail!("the record file holds game {} twice", record.game);
-    }
-    Ok(index)
 }

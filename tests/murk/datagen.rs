@@ -48,6 +48,8 @@ fn args(variant: Variant, out: PathBuf) -> DatagenArgs {
         jobs: 1,
         valid_every: 2,
         out,
+        shard: Default::default(),
+        resume: false,
     }
 }
 
@@ -63,7 +65,7 @@ fn a_run_writes_the_same_files_whatever_the_jobs_and_counts_them() {
         let mut a = args(Variant::DarkChess, scratch.file(&format!("jobs{jobs}")));
         a.jobs = jobs;
         let mut line = Vec::new();
-        summaries.push(run(&a, &mut line).unwrap());
+        summaries.push(run(&a, &mut line).unwrap().merged.expect("an unsplit run writes the training files"));
         let line = String::from_utf8(line).unwrap();
         assert!(line.starts_with("datagen variant=dark-chess games=4 "), "{line}");
     }
@@ -78,6 +80,10 @@ fn a_run_writes_the_same_files_whatever_the_jobs_and_counts_them() {
     // Murk's own search labels them: scores vary, within the clamp.
     assert!(train.iter().any(|s| s.score_cp != train[0].score_cp));
     assert!(train.iter().all(|s| s.score_cp.abs() <= MAX_CP && (-1..=1).contains(&s.result)));
+    // The belief's value is the mover's search over all its worlds: it varies, and is not the
+    // score of the world itself.
+    assert!(train.iter().any(|s| s.belief_cp != train[0].belief_cp));
+    assert!(train.iter().filter(|s| s.belief_cp != s.score_cp).count() > train.len() / 4);
 }
 
 #[test]

@@ -5,8 +5,19 @@ use std::process::Command;
 
 #[test]
 fn every_subcommand_help_names_a_manual_page_that_exists() {
-    let subcommands =
-        ["perft", "view", "match", "tournament", "replay", "belief-eval", "bench", "uci-fog", "datagen", "serve"];
+    let subcommands = [
+        "perft",
+        "view",
+        "match",
+        "tournament",
+        "results",
+        "replay",
+        "belief-eval",
+        "bench",
+        "uci-fog",
+        "datagen",
+        "serve",
+    ];
     for sub in subcommands {
         let out = Command::new(env!("CARGO_BIN_EXE_murk")).args([sub, "--help"]).output().expect("run murk");
         assert!(out.status.success(), "murk {sub} --help failed");

@@ -1,6 +1,7 @@
 //! Murk's integration tests: one binary, a module per area.
 
 mod belief;
+mod cluster;
 mod datagen;
 mod help;
 mod info;

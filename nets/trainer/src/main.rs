@@ -61,9 +61,13 @@ struct Args {
     /// Factor applied to the learning rate after each epoch.
     #[arg(long, default_value_t = 0.8)]
     decay: f64,
-    /// Weight of the teacher's score in the target; the rest is the game's result.
+    /// Weight of the teacher's score (of the world itself) in the target.
     #[arg(long, default_value_t = 0.75)]
     lambda: f32,
+    /// Weight of Murk's value of the position over its belief (what the fog costs) in the target;
+    /// the rest, after `--lambda`, is the game's result.
+    #[arg(long, default_value_t = 0.0)]
+    belief_weight: f32,
     /// Pawns at which the win probability of a score is sigmoid(1) (the scale of the loss).
     #[arg(long, default_value_t = 4.0)]
     scale: f32,
@@ -131,8 +135,33 @@ struct Example {
     base: f32,
 }
 
+/// A score's win probability.
+fn win_probability(cp: i16, args: &Args) -> f32 {
+    1.0 / (1.0 + (-(cp as f32 / 100.0) / args.scale).exp())
+}
+
+/// What the net is trained towards: the teacher's, the belief's and the result's win
+/// probabilities, mixed by `--lambda` and `--belief-weight`.
+fn mixed_target(s: &Sample, args: &Args) -> f32 {
+    let result = (s.result as f32 + 1.0) / 2.0;
+    args.lambda * win_probability(s.score_cp, args)
+        + args.belief_weight * win_probability(s.belief_cp, args)
+        + (1.0 - args.lambda - args.belief_weight) * result
+}
+
+/// The game's result alone (1, 0.5, 0): the yardstick on which nets trained on different
+/// mixes are compared.
+fn result_target(s: &Sample, _: &Args) -> f32 {
+    (s.result as f32 + 1.0) / 2.0
+}
+
 /// A batch as tensors: dense inputs, the base scores and the target win probability.
-fn batch(examples: &[&Example], args: &Args, device: &Device) -> Result<(Tensor, Tensor, Tensor)> {
+fn batch(
+    examples: &[&Example],
+    args: &Args,
+    target: fn(&Sample, &Args) -> f32,
+    device: &Device,
+) -> Result<(Tensor, Tensor, Tensor)> {
     let mut x = vec![0f32; examples.len() * INPUTS];
     let mut t = Vec::with_capacity(examples.len());
     let base: Vec<f32> = examples.iter().map(|e| e.base).collect();
@@ -140,9 +169,7 @@ fn batch(examples: &[&Example], args: &Args, device: &Device) -> Result<(Tensor,
         for &i in &s.active {
             x[row * INPUTS + i as usize] = 1.0;
         }
-        let teacher = 1.0 / (1.0 + (-(s.score_cp as f32 / 100.0) / args.scale).exp());
-        let result = (s.result as f32 + 1.0) / 2.0;
-        t.push(args.lambda * teacher + (1.0 - args.lambda) * result);
+        t.push(target(s, args));
     }
     let n = examples.len();
     Ok((Tensor::from_vec(x, (n, INPUTS), device)?, Tensor::from_vec(base, n, device)?, Tensor::from_vec(t, n, device)?))
@@ -159,12 +186,18 @@ fn loss(model: Option<&Model>, x: &Tensor, base: &Tensor, t: &Tensor, scale: f32
     Ok((p - t)?.sqr()?.mean_all()?)
 }
 
-/// Mean loss over a whole set, batch by batch.
-fn set_loss(model: Option<&Model>, set: &[Example], args: &Args, device: &Device) -> Result<f32> {
+/// Mean loss over a whole set against `target`, batch by batch.
+fn set_loss(
+    model: Option<&Model>,
+    set: &[Example],
+    args: &Args,
+    target: fn(&Sample, &Args) -> f32,
+    device: &Device,
+) -> Result<f32> {
     let mut sum = 0.0;
     for chunk in set.chunks(4096) {
         let refs: Vec<&Example> = chunk.iter().collect();
-        let (x, base, t) = batch(&refs, args, device)?;
+        let (x, base, t) = batch(&refs, args, target, device)?;
         sum += loss(model, &x, &base, &t, args.scale)?.to_scalar::<f32>()? * chunk.len() as f32;
     }
     Ok(sum / set.len().max(1) as f32)
@@ -245,13 +278,16 @@ fn seed_weights(vars: &VarMap, rng: &mut Xoshiro256PlusPlus, device: &Device, ba
 }
 
 /// A copy of every weight, by name.
-fn snapshot(vars: &VarMap) -> Result<Vec<(String, Tensor)>> {
+type Snapshot = Vec<(String, Tensor)>;
+
+/// The weights now, as a [`Snapshot`].
+fn snapshot(vars: &VarMap) -> Result<Snapshot> {
     let data = vars.data().lock().map_err(|_| anyhow::anyhow!("the weights' lock is poisoned"))?;
     data.iter().map(|(name, var)| Ok((name.clone(), var.as_tensor().copy()?))).collect()
 }
 
 /// Puts back the weights of a [`snapshot`].
-fn restore(vars: &VarMap, weights: &[(String, Tensor)]) -> Result<()> {
+fn restore(vars: &VarMap, weights: &Snapshot) -> Result<()> {
     let data = vars.data().lock().map_err(|_| anyhow::anyhow!("the weights' lock is poisoned"))?;
     for (name, tensor) in weights {
         data[name].set(tensor)?;
@@ -267,6 +303,10 @@ fn main() -> Result<()> {
 /// of each epoch.
 fn train(args: &Args) -> Result<Vec<(f32, f32)>> {
     let started = Instant::now();
+    let weights_ok = |w: f32| (0.0..=1.0).contains(&w);
+    if !weights_ok(args.lambda) || !weights_ok(args.belief_weight) || !weights_ok(args.lambda + args.belief_weight) {
+        bail!("--lambda and --belief-weight are shares of the target: each in 0..=1, and their sum too");
+    }
     let base = if args.base == "hand" { Base::Hand } else { Base::Zero };
     let train = read(&args.data.join("train.bin"), args.variant, base)?;
     let valid = read(&args.data.join("valid.bin"), args.variant, base)?;
@@ -282,8 +322,8 @@ fn train(args: &Args) -> Result<Vec<(f32, f32)>> {
     if base == Base::Hand {
         println!(
             "the hand evaluation alone: train loss {:.6}, validation loss {:.6}",
-            set_loss(None, &train, args, &device)?,
-            set_loss(None, &valid, args, &device)?
+            set_loss(None, &train, args, mixed_target, &device)?,
+            set_loss(None, &valid, args, mixed_target, &device)?
         );
     }
     let params = ParamsAdamW { lr: args.lr, weight_decay: 0.0, ..ParamsAdamW::default() };
@@ -291,16 +331,16 @@ fn train(args: &Args) -> Result<Vec<(f32, f32)>> {
     let mut order: Vec<usize> = (0..train.len()).collect();
     let mut losses = Vec::new();
     let mut lr = args.lr;
-    let mut best: Option<(usize, f32, Vec<(String, Tensor)>)> = None;
+    let mut best: Option<(usize, f32, Snapshot)> = None;
     for epoch in 1..=args.epochs {
         order.shuffle(&mut rng);
         for chunk in order.chunks(args.batch) {
             let refs: Vec<&Example> = chunk.iter().map(|&i| &train[i]).collect();
-            let (x, base, t) = batch(&refs, args, &device)?;
+            let (x, base, t) = batch(&refs, args, mixed_target, &device)?;
             optimiser.backward_step(&loss(Some(&model), &x, &base, &t, args.scale)?)?;
         }
-        let train_loss = set_loss(Some(&model), &train, args, &device)?;
-        let valid_loss = set_loss(Some(&model), &valid, args, &device)?;
+        let train_loss = set_loss(Some(&model), &train, args, mixed_target, &device)?;
+        let valid_loss = set_loss(Some(&model), &valid, args, mixed_target, &device)?;
         println!(
             "epoch {epoch}/{}: train loss {train_loss:.6}, validation loss {valid_loss:.6} (lr {lr:.2e}, {:.0} s)",
             args.epochs,
@@ -317,7 +357,11 @@ fn train(args: &Args) -> Result<Vec<(f32, f32)>> {
     }
     let (best_epoch, best_loss, weights) = best.context("no epoch was trained")?;
     restore(&vars, &weights)?;
-    println!("kept epoch {best_epoch} (validation loss {best_loss:.6})");
+    println!(
+        "kept epoch {best_epoch} (validation loss {best_loss:.6}; against the game result alone {:.6}, the hand evaluation's {:.6})",
+        set_loss(Some(&model), &valid, args, result_target, &device)?,
+        set_loss(None, &valid, args, result_target, &device)?
+    );
     let net = model.to_net(args.variant, base, args.hidden1, args.hidden2)?;
     if base == Base::Hand {
         println!("the hand evaluation's weight: {:.3}", net.base_weight);
@@ -325,7 +369,7 @@ fn train(args: &Args) -> Result<Vec<(f32, f32)>> {
     std::fs::write(&args.out, net.to_bytes()).with_context(|| format!("cannot write {}", args.out.display()))?;
     // The trainer's own outputs on validation positions, for the engine's inference test.
     let check: Vec<&Example> = valid.iter().take(CHECK_POSITIONS).collect();
-    let (x, _, _) = batch(&check, args, &device)?;
+    let (x, _, _) = batch(&check, args, mixed_target, &device)?;
     let outputs: Vec<f32> = model.forward(&x)?.to_vec1()?;
     let check_path = args.out.with_extension("check.txt");
     let mut file =
@@ -370,8 +414,41 @@ mod tests {
             jobs: 2,
             valid_every: 3,
             out: dir.to_path_buf(),
+            shard: Default::default(),
+            resume: false,
         };
         murk::datagen::run(&args, &mut Vec::new()).unwrap();
+    }
+
+    #[test]
+    fn the_target_mixes_the_teacher_the_belief_and_the_result() {
+        let parse = |lambda: &str, belief: &str| {
+            Args::parse_from([
+                "murk-train",
+                "--variant",
+                "dark-chess",
+                "--data",
+                "/nonexistent",
+                "--out",
+                "/nonexistent/net.nnue",
+                "--lambda",
+                lambda,
+                "--belief-weight",
+                belief,
+            ])
+        };
+        let sample =
+            Sample { active: Default::default(), score_cp: 0, result: -1, belief_cp: murk::eval::samples::MAX_CP };
+        let args = parse("0.5", "0.25");
+        let expected = 0.5 * 0.5 + 0.25 * win_probability(sample.belief_cp, &args);
+        assert!((mixed_target(&sample, &args) - expected).abs() < 1e-6);
+        assert!(win_probability(sample.belief_cp, &args) > 0.99);
+        assert_eq!(result_target(&sample, &args), 0.0);
+        // Given to the result instead, the belief's share lowers the target: the game was lost
+        // where the belief saw a win.
+        assert!(mixed_target(&sample, &parse("0.5", "0")) < mixed_target(&sample, &args) - 0.1);
+        let err = train(&parse("0.5", "0.75")).unwrap_err();
+        assert!(err.to_string().contains("shares of the target"), "{err}");
     }
 
     #[test]
@@ -397,6 +474,8 @@ mod tests {
                 "8",
                 "--base",
                 base,
+                "--belief-weight",
+                "0.25",
             ]);
             let losses = train(&args).unwrap();
             assert!(!losses.is_empty() && losses.iter().all(|(t, v)| t.is_finite() && v.is_finite()));
