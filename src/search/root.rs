@@ -18,8 +18,8 @@ pub struct Candidate {
     pub visits: u64,
     /// Weighted mean value over the worlds or trees that tried it.
     pub mean: f32,
-    /// The mean of the worst [`WORST_TAIL`] of the worlds' weight (PIMC, alpha-beta) or the
-    /// mean (ISMCTS), lowered to -1 if the king falls at once in some world.
+    /// The worst per-world value (PIMC) or the mean (ISMCTS), lowered to -1 if the king falls
+    /// at once in some world.
     pub worst: f32,
     /// Weighted share of the worlds in which the opponent could capture our king right after it.
     pub king_loss: f32,
@@ -29,10 +29,6 @@ pub struct Candidate {
     /// The blended score the choice maximizes.
     pub score: f32,
 }
-
-/// The share of the worlds' weight whose mean is a move's worst case: with the 16 worlds of a
-/// 200 ms search, the worst world; with more worlds, the mean of the worst sixteenth.
-pub const WORST_TAIL: f64 = 1.0 / 16.0;
 
 /// How much a world in which the opponent can drop, unseen, a piece that attacks our king counts
 /// as a lost one.
@@ -141,29 +137,17 @@ struct Sample {
     visits: u64,
 }
 
-/// A move's weighted mean over the worlds that valued it (`(value, weight)` pairs) and the
-/// weighted mean of its worst `tail` share of that weight (the lowest value when `tail` is 0);
-/// `None` when they weigh nothing. Unlike the lowest value, the tail's mean does not fall as more
-/// worlds are drawn: a rarer world weighs less in it.
-pub fn mean_and_tail(values: impl IntoIterator<Item = (f64, f64)>, tail: f64) -> Option<(f64, f64)> {
-    let mut values: Vec<(f64, f64)> = values.into_iter().collect();
-    let total: f64 = values.iter().map(|&(_, w)| w).sum();
-    if total <= 0.0 {
-        return None;
+/// A move's weighted mean and its worst value over the worlds that valued it (`(value,
+/// weight)` pairs); `None` when they weigh nothing. The worst is the lowest world however rarely
+/// it was drawn: an opponent who knows where its pieces are makes that world the real one.
+pub fn mean_and_worst(values: impl IntoIterator<Item = (f64, f64)>) -> Option<(f64, f64)> {
+    let (mut sum, mut weight, mut worst) = (0.0f64, 0.0f64, f64::INFINITY);
+    for (value, w) in values {
+        sum += w * value;
+        weight += w;
+        worst = worst.min(value);
     }
-    let mean = values.iter().map(|&(v, w)| v * w).sum::<f64>() / total;
-    values.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let wanted = tail * total;
-    let (mut taken, mut sum) = (0.0f64, 0.0f64);
-    for &(value, weight) in &values {
-        if taken >= wanted && taken > 0.0 {
-            break;
-        }
-        let take = if wanted > 0.0 { weight.min(wanted - taken) } else { weight };
-        taken += take;
-        sum += take * value;
-    }
-    Some((mean, if taken > 0.0 { sum / taken } else { values[0].0 }))
+    (weight > 0.0).then(|| (sum / weight, worst))
 }
 
 /// The risk rule of choosing under the fog: a move is worth its mean over the worlds blended
@@ -181,8 +165,7 @@ fn candidate(mv: Move, danger: &Danger, samples: impl Iterator<Item = Sample>, a
         visits += sample.visits;
         (f64::from(sample.value), sample.weight)
     });
-    let (mean, worst) =
-        mean_and_tail(values, WORST_TAIL).map_or((-1.0, -1.0), |(mean, worst)| (mean as f32, worst as f32));
+    let (mean, worst) = mean_and_worst(values).map_or((-1.0, -1.0), |(mean, worst)| (mean as f32, worst as f32));
     let worst = if king_loss > 0.0 { -1.0 } else { worst };
     let lost = (king_loss + BLIND_DROP_LOSS * blind_drop).min(1.0);
     let mean = mean * (1.0 - lost) - lost;
@@ -206,18 +189,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_tail_is_the_worst_world_while_it_weighs_enough_and_a_weighted_mean_beyond() {
-        // Sixteen draws: the tail of a sixteenth is the worst world, however rare.
-        let sixteen = [(-0.9, 1.0), (0.2, 10.0), (0.5, 5.0)];
-        let (mean, tail) = mean_and_tail(sixteen, WORST_TAIL).unwrap();
-        assert!((mean - (-0.9 + 2.0 + 2.5) / 16.0).abs() < 1e-12);
-        assert_eq!(tail, -0.9);
-        // Sixty-four draws, the same world drawn once: the tail is the worst four draws' mean.
-        let many = [(-0.9, 1.0), (0.1, 2.0), (0.2, 40.0), (0.5, 21.0)];
-        let (_, tail) = mean_and_tail(many, WORST_TAIL).unwrap();
-        assert!((tail - (-0.9 + 0.2 + 0.2) / 4.0).abs() < 1e-12, "{tail}");
-        // A tail of nothing is the lowest value; nothing weighed is no answer.
-        assert_eq!(mean_and_tail(many, 0.0).unwrap().1, -0.9);
-        assert_eq!(mean_and_tail([(0.3, 0.0)], WORST_TAIL), None);
+    fn the_worst_is_the_lowest_world_however_rare() {
+        let values = [(-0.9, 1.0), (0.1, 2.0), (0.2, 40.0), (0.5, 21.0)];
+        let (mean, worst) = mean_and_worst(values).unwrap();
+        assert!((mean - (-0.9 + 0.2 + 8.0 + 10.5) / 64.0).abs() < 1e-12, "{mean}");
+        assert_eq!(worst, -0.9);
+        assert_eq!(mean_and_worst([(0.3, 0.0)]), None);
     }
 }

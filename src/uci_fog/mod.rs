@@ -13,7 +13,7 @@ use crate::engine::{EngineOptions, PlayerEntry, Session};
 use crate::rules::Position;
 use crate::search::limits::{Budget, Limits, SearchClock, DEFAULT_MOVE_TIME_MS};
 use crate::search::murk::visible_king_capture;
-use crate::search::root::{mean_and_tail, risk_blend};
+use crate::search::root::{mean_and_worst, risk_blend};
 use crate::search::{thread_pool, WorldSource};
 use crate::search::{SearchConfig, SearchInfo, Searcher};
 use crate::view::InfoState;
@@ -431,7 +431,7 @@ pub fn choose(worlds: &[ChildScores], candidates: &[Move], risk: f64) -> Option<
                 w.scores.iter().find(|(m, _)| *m == mv).map_or(floor - UNREPORTED_PENALTY_CP, |(_, s)| f64::from(*s));
             Some((score, w.weight))
         });
-        let Some((mean, worst)) = mean_and_tail(values, 0.0) else { continue };
+        let Some((mean, worst)) = mean_and_worst(values) else { continue };
         let value = risk_blend(mean, worst, risk);
         if best.as_ref().is_none_or(|b| value > b.value) {
             best = Some(MoveValue { mv, mean, worst, value });
