@@ -5,9 +5,9 @@
 
 use super::matches::{MatchSummary, MatchTally};
 use super::record::{read_records, GameRecord};
-use super::standings::{Standings, Tally};
+use super::standings::{anchor_index, Standings, Tally};
 use super::stats::Sprt;
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -91,15 +91,7 @@ pub fn results(args: &ResultsArgs) -> Result<RunResults> {
     if sprt.is_some() {
         bail!("--sprt tests a match: these records hold {} engines", names.len());
     }
-    let anchor = match &args.anchor {
-        Some(a) => Some(
-            names
-                .iter()
-                .position(|n| n == a)
-                .with_context(|| format!("--anchor {a} is none of the engines ({})", names.join(", ")))?,
-        ),
-        None => None,
-    };
+    let anchor = anchor_index(args.anchor.as_deref(), &names)?;
     let mut tally = Tally::new(&names);
     for record in &records {
         let index = |name: &String| names.iter().position(|n| n == name).expect("every name was collected");

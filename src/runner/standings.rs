@@ -69,6 +69,18 @@ pub struct Standings {
     pub crosstable: Vec<Vec<[f64; 2]>>,
 }
 
+/// The index in `names` of the engine `anchor` names (`--anchor`), if any.
+pub fn anchor_index(anchor: Option<&str>, names: &[String]) -> anyhow::Result<Option<usize>> {
+    anchor
+        .map(|a| {
+            names
+                .iter()
+                .position(|n| n == a)
+                .ok_or_else(|| anyhow::anyhow!("--anchor {a} is none of the engines ({})", names.join(", ")))
+        })
+        .transpose()
+}
+
 /// The method line shown with the ratings.
 const METHOD: &str =
     "maximum-likelihood Elo (Bradley-Terry, draws as half points); 95% intervals from the Fisher information";

@@ -10,7 +10,7 @@ use super::outputs::{pending_games, resumed_games, ProgressView, RecordFiles};
 use super::referee::GameResult;
 use super::schedule::{play_games, GameConfig, Lineup, Schedule};
 use super::spec::EngineSpec;
-use super::standings::{Standings, Tally};
+use super::standings::{anchor_index, Standings, Tally};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::path::PathBuf;
@@ -84,15 +84,7 @@ pub fn run_tournament(cfg: &TournamentConfig) -> Result<Standings> {
     }
     let lineup = Lineup::start(cfg.specs.clone(), common.variant, common.stall)?;
     let names = lineup.names().to_vec();
-    let anchor = match &cfg.anchor {
-        Some(a) => Some(
-            names
-                .iter()
-                .position(|n| n == a)
-                .with_context(|| format!("--anchor {a} is none of the engines ({})", names.join(", ")))?,
-        ),
-        None => None,
-    };
+    let anchor = anchor_index(cfg.anchor.as_deref(), &names)?;
     let schedule = schedule(cfg.format, names.len(), cfg.rounds, cfg.games_per_pair);
     let mut tally = Tally::new(&names);
     let resumed = if cfg.resume { resumed_games(common, &schedule, &names)? } else { Vec::new() };
