@@ -27,7 +27,7 @@ pub struct MergeArgs {
 }
 
 /// The value of `key=value` in a run line.
-pub(super) fn run_value(run: &str, key: &str) -> Result<u64> {
+pub(super) fn run_value<T: std::str::FromStr>(run: &str, key: &str) -> Result<T> {
     run.split_whitespace()
         .find_map(|word| word.strip_prefix(key)?.strip_prefix('='))
         .and_then(|v| v.parse().ok())

@@ -390,12 +390,7 @@ pub fn run_command(command: &DatagenCommand, out: &mut impl Write) -> Result<()>
     match (&command.action, &command.play) {
         (Some(DatagenAction::Merge(args)), _) => {
             let (run, summary) = merge::merge(&args.files, &args.out, args.partial)?;
-            let variant: Variant = run
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix("variant="))
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| anyhow!("the run line {run:?} names no variant"))?;
-            writeln!(out, "{}", summary_line(variant, &summary))?;
+            writeln!(out, "{}", summary_line(merge::run_value(&run, "variant")?, &summary))?;
         }
         (None, Some(args)) => {
             run(args, out)?;
