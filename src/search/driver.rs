@@ -31,18 +31,22 @@ pub enum Mode {
     /// Alpha-beta on each sampled world, every root move scored, merged at the root.
     #[default]
     AlphaBeta,
+    /// One game tree over the sampled worlds, solved over both sides' information sets
+    /// (GT-CFR).
+    InfoSet,
 }
 
 impl Mode {
     /// Every mode.
-    pub const ALL: [Mode; 3] = [Mode::Pimc, Mode::Ismcts, Mode::AlphaBeta];
+    pub const ALL: [Mode; 4] = [Mode::Pimc, Mode::Ismcts, Mode::AlphaBeta, Mode::InfoSet];
 
-    /// The option value: `pimc`, `ismcts` or `alphabeta`.
+    /// The option value: `pimc`, `ismcts`, `alphabeta` or `infoset`.
     pub fn name(self) -> &'static str {
         match self {
             Mode::Pimc => "pimc",
             Mode::Ismcts => "ismcts",
             Mode::AlphaBeta => "alphabeta",
+            Mode::InfoSet => "infoset",
         }
     }
 }
@@ -114,13 +118,13 @@ pub fn units(
 ) -> Vec<Unit> {
     let count = match mode {
         Mode::Ismcts => trees.max(1),
-        Mode::Pimc | Mode::AlphaBeta => worlds.len(),
+        Mode::Pimc | Mode::AlphaBeta | Mode::InfoSet => worlds.len(),
     };
     let per_unit_nodes = (memory_bytes / NODE_BYTES / count.max(1)).max(64);
     (0..count)
         .map(|i| {
             let (members, sampler) = match mode {
-                Mode::Pimc | Mode::AlphaBeta => (vec![i], None),
+                Mode::Pimc | Mode::AlphaBeta | Mode::InfoSet => (vec![i], None),
                 Mode::Ismcts => {
                     let weights: Vec<f64> = worlds.iter().map(|w| w.1.max(1e-12)).collect();
                     ((0..worlds.len()).collect(), WeightedIndex::new(weights).ok())
@@ -129,7 +133,7 @@ pub fn units(
             let quota = nodes.map(|n| n / count as u64 + u64::from((i as u64) < n % count as u64));
             let reused = match mode {
                 Mode::Ismcts => None,
-                Mode::Pimc | Mode::AlphaBeta => reuse.remove(&worlds[i].0.repetition_key()),
+                Mode::Pimc | Mode::AlphaBeta | Mode::InfoSet => reuse.remove(&worlds[i].0.repetition_key()),
             };
             let tree = match reused {
                 Some(mut tree) => {

@@ -4,6 +4,7 @@
 
 pub mod alphabeta;
 pub mod driver;
+pub mod infoset;
 pub mod limits;
 pub mod murk;
 pub mod priors;

@@ -3,6 +3,7 @@
 
 use super::alphabeta::{score_root_moves, table_entries, WorldLimit, WorldScores};
 use super::driver::{self, Mode, Unit};
+use super::infoset;
 use super::limits::{Limits, SearchClock};
 use super::root;
 use super::searcher::{SearchConfig, SearchInfo, Searcher};
@@ -214,6 +215,7 @@ impl Searcher for MurkSearcher {
         let count = match self.config.mode {
             Mode::AlphaBeta => alphabeta_world_count(&clock, self.pool.current_num_threads()),
             Mode::Pimc | Mode::Ismcts => self.world_count(&clock),
+            Mode::InfoSet => self.params.worlds,
         };
         let worlds = self.worlds.draw(count, &mut rng);
         let updated = clock.elapsed();
@@ -234,6 +236,10 @@ impl Searcher for MurkSearcher {
         if self.config.mode == Mode::AlphaBeta {
             self.last = None;
             return self.search_alphabeta(&legal, &danger, &worlds, &clock, stop, phases, report);
+        }
+        if self.config.mode == Mode::InfoSet {
+            let bounced = info.bounced_this_turn();
+            return self.search_infoset(&legal, bounced, &worlds, &clock, stop, (seed, phases), report);
         }
         self.search_trees(&legal, &danger, worlds, &clock, stop, (seed, phases), report)
     }
@@ -284,6 +290,66 @@ impl MurkSearcher {
             self.last = Some(LastSearch { trees, worlds, best });
         }
         best
+    }
+}
+
+impl MurkSearcher {
+    /// Runs the information-set search over `worlds` and plays the root strategy's top move.
+    #[allow(clippy::too_many_arguments)]
+    fn search_infoset(
+        &mut self,
+        legal: &[Move],
+        bounced: crate::core::Bitboard,
+        worlds: &[(Position, f64)],
+        clock: &SearchClock,
+        stop: &AtomicBool,
+        (seed, phases): (u64, Phases),
+        report: &mut dyn FnMut(SearchInfo),
+    ) -> Option<Move> {
+        self.last = None;
+        let memory = (self.config.hash_mib.max(2) / 2) << 20;
+        let input = infoset::SearchInput {
+            moves: legal,
+            bounced,
+            eval: &self.config.eval,
+            seed,
+            max_nodes: memory / infoset::SUBGAME_NODE_BYTES,
+        };
+        let prepared = clock.elapsed();
+        let search_clock = clock.with_reserve(REPLY_RESERVE);
+        let game = infoset::search(worlds, &input, &self.pool, &search_clock, stop, |game| {
+            report(infoset_progress(game, clock, None))
+        });
+        let searched = clock.elapsed().saturating_sub(prepared);
+        let policy = game.root_policy();
+        let best = infoset::choose(&policy);
+        let mut last = infoset_progress(&game, clock, best);
+        last.string = Some(format!(
+            "{} iterations {} expansions {} infosets {}",
+            phases.describe(worlds.len(), 0, Mode::InfoSet, searched),
+            game.tree().iterations(),
+            game.expansions(),
+            game.tree().infoset_count()
+        ));
+        report(last);
+        best.map(|b| b.mv).filter(|m| legal.contains(m)).or_else(|| legal.first().copied())
+    }
+}
+
+/// The `info` report of an information-set search: its tree's depth and size, and the value
+/// and line of `best` (or of the current top move).
+fn infoset_progress(game: &infoset::Subgame, clock: &SearchClock, best: Option<infoset::RootMove>) -> SearchInfo {
+    let best = best.or_else(|| infoset::choose(&game.root_policy()));
+    let nodes = game.tree().len() as u64;
+    let elapsed = clock.elapsed();
+    SearchInfo {
+        depth: Some(game.max_depth()),
+        nodes: Some(nodes),
+        nps: Some((nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64),
+        time_ms: Some(elapsed.as_millis() as u64),
+        score_cp: best.map(|b| to_centipawns(b.value)),
+        pv: best.map(|b| vec![b.mv]).unwrap_or_default(),
+        ..SearchInfo::default()
     }
 }
 
@@ -482,7 +548,9 @@ impl RootState<'_> {
     fn progress(&self, nodes: u64, units: &[&Unit]) -> SearchInfo {
         let trees: Vec<(&Tree, f64)> = match self.mode {
             Mode::Ismcts => units.iter().map(|u| (&u.tree, 1.0)).collect(),
-            Mode::Pimc | Mode::AlphaBeta => units.iter().zip(self.worlds).map(|(u, w)| (&u.tree, w.1)).collect(),
+            Mode::Pimc | Mode::AlphaBeta | Mode::InfoSet => {
+                units.iter().zip(self.worlds).map(|(u, w)| (&u.tree, w.1)).collect()
+            }
         };
         let candidates = root::candidates(self.legal, self.danger, &trees, self.risk);
         let best = root::choose(&candidates);

@@ -4,7 +4,7 @@
 //! so a position repeated along the simulated line counts as the draw it leads to (the usual
 //! in-tree reading of threefold repetition).
 
-use crate::core::{Color, Move};
+use crate::core::{Color, Move, Piece, Square};
 use crate::rules::{PlyVerdict, Position};
 
 /// A world being played out: the position and the keys along the line (a king standing on its
@@ -21,6 +21,17 @@ pub struct Sim {
 /// The end of a simulated game: the winner, or `None` for a draw.
 pub type SimResult = Option<Color>;
 
+/// What one simulated ply did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimStep {
+    /// The result, if the game ended with the ply.
+    pub result: Option<SimResult>,
+    /// The piece captured and where it stood.
+    pub captured: Option<(Square, Piece)>,
+    /// True if the ply armed the mover's Try.
+    pub try_armed: bool,
+}
+
 impl Sim {
     /// Starts from a world.
     pub fn new(pos: Position) -> Sim {
@@ -32,14 +43,23 @@ impl Sim {
     /// "No legal move" is found by the caller when it generates the next moves.
     #[inline]
     pub fn play(&mut self, m: Move) -> Option<SimResult> {
+        self.step(m).result
+    }
+
+    /// Plays a pseudo-legal move and tells what the players may learn of the ply besides their
+    /// views: the piece captured, whether a Try was armed, and the result if the game ended.
+    #[inline]
+    pub fn step(&mut self, m: Move) -> SimStep {
         let mover = self.pos.turn();
-        self.pos.play_unchecked(m);
-        match self.pos.ply_verdict(mover, m.to) {
+        let captured = self.pos.play_unchecked(m);
+        let verdict = self.pos.ply_verdict(mover, m.to);
+        let result = match verdict {
             PlyVerdict::KingCaptured => Some(Some(mover)),
             PlyVerdict::TryCompleted => Some(Some(mover.opponent())),
             PlyVerdict::TryArmed => None,
             PlyVerdict::Neither => (self.pos.no_progress_limit_reached() || self.repeats()).then_some(None),
-        }
+        };
+        SimStep { result, captured, try_armed: verdict == PlyVerdict::TryArmed }
     }
 
     /// Records the new position's key and tells whether it already occurred on the line with the

@@ -20,7 +20,7 @@ use std::time::Instant;
 #[derive(clap::Args, Debug, Clone)]
 pub struct BenchArgs {
     /// Nodes per position: tree iterations for `pimc` and `ismcts` (default 20000), positions
-    /// visited for `alphabeta` (default 400000).
+    /// visited for `alphabeta` (default 400000), tree nodes for `infoset` (default 100000).
     #[arg(long)]
     pub nodes: Option<u64>,
     /// Search each position for this many milliseconds instead of a node count, as a game's
@@ -30,7 +30,7 @@ pub struct BenchArgs {
     /// Threads (under a node count, the count does not depend on it).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// The search: `alphabeta` (the engine's default), `pimc` or `ismcts`.
+    /// The search: `alphabeta` (the engine's default), `infoset`, `pimc` or `ismcts`.
     #[arg(long, default_value = Mode::default().name(), value_parser = parse_mode)]
     pub mode: Mode,
     /// The leaf evaluation: `net` (the engine's default, the built-in nets) or `hand`.
@@ -43,6 +43,7 @@ fn default_nodes(mode: Mode) -> u64 {
     match mode {
         Mode::AlphaBeta => 400_000,
         Mode::Pimc | Mode::Ismcts => 20_000,
+        Mode::InfoSet => 100_000,
     }
 }
 
@@ -51,7 +52,7 @@ pub fn parse_mode(s: &str) -> Result<Mode, String> {
     Mode::ALL
         .into_iter()
         .find(|m| m.name() == s)
-        .ok_or_else(|| format!("unknown search mode '{s}' (expected pimc, ismcts or alphabeta)"))
+        .ok_or_else(|| format!("unknown search mode '{s}' (expected pimc, ismcts, alphabeta or infoset)"))
 }
 
 /// The bench positions: each start, and middlegames with fog, hands, cannons and horses.
