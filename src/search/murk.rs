@@ -84,6 +84,10 @@ const ITERATIONS_PER_WORLD: u64 = 50;
 /// Least worlds a search samples (unless the belief holds fewer).
 const MIN_WORLDS: usize = 6;
 
+/// How much more often than the safest move's a root move may lose the king at once (in the
+/// safety check's worlds) and still be searched by the information-set search.
+const INFOSET_DANGER_SLACK: f32 = 0.05;
+
 /// Time kept back from the search for the root decision and the reply.
 const REPLY_RESERVE: Duration = Duration::from_millis(3);
 
@@ -238,8 +242,10 @@ impl Searcher for MurkSearcher {
             return self.search_alphabeta(&legal, &danger, &worlds, &clock, stop, phases, report);
         }
         if self.config.mode == Mode::InfoSet {
+            // The tree is searched over the moves the safety check finds safest.
+            let kept = root::safest(&legal, &danger, INFOSET_DANGER_SLACK);
             let bounced = info.bounced_this_turn();
-            return self.search_infoset(&legal, bounced, &worlds, &clock, stop, (seed, phases), report);
+            return self.search_infoset(&kept, bounced, &worlds, &clock, stop, (seed, phases), report);
         }
         self.search_trees(&legal, &danger, worlds, &clock, stop, (seed, phases), report)
     }

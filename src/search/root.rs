@@ -84,10 +84,23 @@ pub fn dangers(legal: &[Move], worlds: &[(Position, f64)], side: Color) -> Vec<D
         .collect()
 }
 
+/// The share of the worlds in which a move loses the king at once, counting a world where an
+/// unseen drop can attack it as [`BLIND_DROP_LOSS`] of a loss.
+pub fn loss_share(danger: &Danger) -> f32 {
+    (danger.king_loss + BLIND_DROP_LOSS * danger.blind_drop).min(1.0)
+}
+
+/// The moves of `legal` (with their `danger`) whose loss share is within `slack` of the safest
+/// move's: the moves a search that trusts the safety check keeps.
+pub fn safest(legal: &[Move], danger: &[Danger], slack: f32) -> Vec<Move> {
+    let least = danger.iter().map(loss_share).fold(f32::INFINITY, f32::min);
+    legal.iter().zip(danger).filter(|(_, d)| loss_share(d) <= least + slack).map(|(&m, _)| m).collect()
+}
+
 /// How much of its prior a root move keeps given its danger: all of it when safe, a tenth when
 /// the king is surely lost.
 pub fn prior_factor(danger: &Danger) -> f32 {
-    1.0 - 0.9 * (danger.king_loss + BLIND_DROP_LOSS * danger.blind_drop).min(1.0)
+    1.0 - 0.9 * loss_share(danger)
 }
 
 /// Merges root statistics of `trees` (each with the weight of the world it searched, or equal
@@ -195,5 +208,17 @@ mod tests {
         assert!((mean - (-0.9 + 0.2 + 8.0 + 10.5) / 64.0).abs() < 1e-12, "{mean}");
         assert_eq!(worst, -0.9);
         assert_eq!(mean_and_worst([(0.3, 0.0)]), None);
+    }
+
+    #[test]
+    fn the_safest_moves_are_those_within_the_slack_of_the_least_danger() {
+        let m = |uci: &str| Move::parse(uci, crate::core::Variant::DarkChess).unwrap();
+        let legal = [m("e1e2"), m("a2a3"), m("h2h3")];
+        let d = |king_loss, blind_drop| Danger { king_loss, blind_drop };
+        let danger = [d(0.5, 0.0), d(0.02, 0.0), d(0.0, 0.2)];
+        assert_eq!(safest(&legal, &danger, 0.05), vec![m("a2a3")], "a blind drop counts 0.7 of a loss");
+        assert_eq!(safest(&legal, &danger, 0.15), vec![m("a2a3"), m("h2h3")]);
+        let doomed = [d(1.0, 0.0), d(1.0, 0.0), d(1.0, 0.0)];
+        assert_eq!(safest(&legal, &doomed, 0.0), legal.to_vec(), "when every move loses, all are kept");
     }
 }

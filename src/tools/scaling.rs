@@ -5,13 +5,14 @@
 //! of the average world, the worlds searched, the nodes, how often the move is the one the
 //! longest search chose and how often it changed from the next shorter time, how often searchers
 //! with other seeds (`--seeds`) chose the same, and the mean of the chosen move's blended and
-//! worst-world scores.
+//! worst-world scores; for the information-set search (`--search infoset`), the depth is the
+//! tree's and the solver's iterations and expansions are printed too.
 
 use super::seats::{replay_seats, SeatStep};
 use crate::core::{Color, Move, Variant};
 use crate::engine::EngineOptions;
 use crate::runner::record::read_records;
-use crate::search::{Limits, MurkSearcher, SearchInfo, SearchParams, Searcher};
+use crate::search::{Limits, Mode, MurkSearcher, SearchInfo, SearchParams, Searcher};
 use crate::view::InfoState;
 use anyhow::{bail, Result};
 use std::io::Write;
@@ -42,6 +43,9 @@ pub struct ScalingArgs {
     /// The leaf evaluation: `net` (the engine's default) or `hand`.
     #[arg(long, default_value = "net", value_parser = ["net", "hand"])]
     pub eval: String,
+    /// The search: `alphabeta` (the engine's default), `infoset`, `pimc` or `ismcts`.
+    #[arg(long, default_value = Mode::default().name(), value_parser = super::bench::parse_mode)]
+    pub search: Mode,
     /// Searchers per seat, each with its own seed (its own belief sample and worlds): with 2 or
     /// more, how often they agree on the move at each time.
     #[arg(long, default_value_t = 1)]
@@ -65,6 +69,10 @@ pub struct Probe {
     pub score_cp: f64,
     /// The chosen move's worst-world score, centipawns.
     pub worst_cp: f64,
+    /// Solver iterations (the information-set search; NaN for the others).
+    pub iterations: f64,
+    /// Expansions (the information-set search; NaN for the others).
+    pub expansions: f64,
 }
 
 impl Probe {
@@ -84,6 +92,8 @@ impl Probe {
             nodes: info.nodes.map_or(f64::NAN, |n| n as f64),
             score_cp: info.score_cp.map_or(f64::NAN, f64::from),
             worst_cp: field("worst_cp"),
+            iterations: field("iterations"),
+            expansions: field("expansions"),
         }
     }
 }
@@ -142,6 +152,7 @@ pub fn collect(args: &ScalingArgs) -> Result<(Vec<u64>, Vec<Turn>)> {
                         seed: rec.game as u64 + SEED_STRIDE * k,
                         threads: args.threads,
                         use_net: args.eval == "net",
+                        search_mode: args.search,
                         ..Default::default()
                     };
                     MurkSearcher::new(&options.search_config(side), SearchParams::default())
@@ -191,7 +202,7 @@ pub fn summarize(times: &[u64], turns: &[Turn]) -> Vec<String> {
             format!(
                 "scaling movetime={} positions={} depth_min={:.2} depth_mean={:.2} worlds={:.1} knodes={:.0} \
                  same_as_longest={same_as_longest:.3} changed={changed:.3} same_across_seeds={same_across_seeds:.3} \
-                 score_cp={:.0} worst_cp={:.0}",
+                 score_cp={:.0} worst_cp={:.0} iterations={:.0} expansions={:.0}",
                 times[i],
                 probes.len(),
                 mean(i, |p| p.depth),
@@ -200,6 +211,8 @@ pub fn summarize(times: &[u64], turns: &[Turn]) -> Vec<String> {
                 mean(i, |p| p.nodes) / 1000.0,
                 mean(i, |p| p.score_cp),
                 mean(i, |p| p.worst_cp),
+                mean(i, |p| p.iterations),
+                mean(i, |p| p.expansions),
             )
         })
         .collect()

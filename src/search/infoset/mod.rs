@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 const MIN_EXPANSIONS: usize = 8;
 /// Tree nodes per expansion between two solver iterations: a round's expansions grow with the
 /// tree, as an iteration's cost does.
-const NODES_PER_EXPANSION: usize = 4000;
+const NODES_PER_EXPANSION: usize = 400;
 /// Most expansions chosen under one strategy before they are evaluated together.
 const BATCH: usize = 32;
 /// How often a running search reports its progress.

@@ -15,6 +15,7 @@ use super::solver::{Kind, Player, Tree, NODE_BYTES};
 use crate::core::{Bitboard, Color, Move, Role, Square};
 use crate::eval::{to_value, Evaluator};
 use crate::rules::{vision, Position};
+use crate::search::alphabeta::{score_root_moves, WorldLimit, WorldScores};
 use crate::search::quiesce::quiesce;
 use crate::search::sim::{result_value, Sim};
 use crate::search::tree::move_key;
@@ -22,6 +23,7 @@ use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use std::collections::HashSet;
+use std::sync::atomic::AtomicBool;
 
 /// What the chess side of the tree keeps per node (aligned with the solver's nodes).
 #[derive(Clone, Copy, Debug)]
@@ -112,6 +114,17 @@ fn leaf_value(pos: &Position, us: Color, eval: &Evaluator) -> f32 {
     } else {
         -v
     }
+}
+
+/// Plies of the alpha-beta search (on top of the quiescence search) that values the children
+/// of an expansion.
+const LEAF_DEPTH: u32 = 1;
+
+/// The values, for the side to move in `pos`, of playing each of `moves`: an alpha-beta search
+/// of [`LEAF_DEPTH`] plies after each, as if both sides saw the whole world from there.
+fn leaf_scores(pos: &Position, moves: &[Move], eval: &Evaluator) -> WorldScores {
+    let limit = WorldLimit { nodes: None, deadline: None, max_depth: LEAF_DEPTH, table_entries: 256 };
+    score_root_moves(pos, moves, limit, &AtomicBool::new(false), eval)
 }
 
 impl Subgame {
@@ -378,18 +391,26 @@ impl Subgame {
             return Expansion::Terminal(result_value(job.sim.no_moves_result(), us));
         }
         let here = leaf_value(pos, us, eval);
+        let playable: Vec<Move> = actions.iter().filter(|a| a.1 == Some(false)).map(|a| a.0).collect();
+        let searched = leaf_scores(pos, &playable, eval);
+        let sign = if pos.turn() == us { 1.0 } else { -1.0 };
+        let mut scores = playable.iter().zip(&searched.scores);
         let children = actions
             .into_iter()
             .map(|(mv, bounce)| match bounce {
                 Some(true) => ChildSpec { mv, bounce: true, value: here, terminal: false },
                 None => ChildSpec { mv, bounce: false, value: here, terminal: true },
                 Some(false) => {
+                    let score = scores.next().and_then(|(_, s)| *s);
                     let mut sim = job.sim.clone();
                     match sim.step(mv).result {
                         Some(result) => {
                             ChildSpec { mv, bounce: false, value: result_value(result, us), terminal: true }
                         }
-                        None => ChildSpec { mv, bounce: false, value: leaf_value(&sim.pos, us, eval), terminal: false },
+                        None => {
+                            let value = score.map_or_else(|| leaf_value(&sim.pos, us, eval), |s| sign * to_value(s));
+                            ChildSpec { mv, bounce: false, value, terminal: false }
+                        }
                     }
                 }
             })
@@ -444,15 +465,6 @@ impl Subgame {
                 value: values[i] as f32,
             })
             .collect()
-    }
-
-    /// The value of the subgame for us under the current strategies: the worlds' values by
-    /// their weights.
-    pub fn value(&self) -> f32 {
-        let total: f64 = self.tree.roots().iter().map(|r| r.1).sum();
-        (0..self.tree.roots().len())
-            .map(|i| self.tree.roots()[i].1 / total * f64::from(self.tree.root_value(i)))
-            .sum::<f64>() as f32
     }
 }
 
