@@ -118,7 +118,7 @@ fn leaf_value(pos: &Position, us: Color, eval: &Evaluator) -> f32 {
 
 /// Plies of the alpha-beta search (on top of the quiescence search) that values the children
 /// of an expansion.
-const LEAF_DEPTH: u32 = 1;
+const LEAF_DEPTH: u32 = 2;
 
 /// The values, for the side to move in `pos`, of playing each of `moves`: an alpha-beta search
 /// of [`LEAF_DEPTH`] plies after each, as if both sides saw the whole world from there.
