@@ -63,7 +63,8 @@ pub fn search(
     let timed = clock.budget().soft.or(clock.budget().hard).is_some() || clock.budget().nodes.is_none();
     let mut reported = Instant::now();
     let out_of_time = || clock.time_is_up(stop);
-    pool.install(|| game.expand(worlds.len(), input.eval, max_nodes, &out_of_time));
+    let deadline = clock.budget().hard.map(|h| clock.started() + h);
+    pool.install(|| game.expand(worlds.len(), input.eval, max_nodes, (&out_of_time, deadline)));
     loop {
         pool.install(|| game.iterate());
         if clock.should_stop(game.tree().len() as u64, stop) {
@@ -73,7 +74,8 @@ pub fn search(
         let mut done = 0;
         let mut stalled = false;
         while done < wanted && !clock.should_stop(game.tree().len() as u64, stop) {
-            let n = pool.install(|| game.expand(BATCH.min(wanted - done), input.eval, max_nodes, &out_of_time));
+            let n =
+                pool.install(|| game.expand(BATCH.min(wanted - done), input.eval, max_nodes, (&out_of_time, deadline)));
             if n == 0 {
                 stalled = true;
                 break;

@@ -361,9 +361,9 @@ impl Tree {
             if !reached {
                 return;
             }
-            for i in 0..k {
-                set.regret[i] = (set.regret[i] + regret[i]).max(0.0);
-                set.last[i] = regret[i];
+            for (i, &r) in regret.iter().enumerate() {
+                set.regret[i] = (set.regret[i] + r).max(0.0);
+                set.last[i] = r;
                 set.average[i] += weight * set.strategy[i];
             }
             let predicted: Vec<f32> = (0..k).map(|i| (set.regret[i] + set.last[i]).max(0.0)).collect();

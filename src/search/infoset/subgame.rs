@@ -24,6 +24,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use std::collections::HashSet;
 use std::sync::atomic::AtomicBool;
+use std::time::Instant;
 
 /// What the chess side of the tree keeps per node (aligned with the solver's nodes).
 #[derive(Clone, Copy, Debug)]
@@ -121,9 +122,10 @@ fn leaf_value(pos: &Position, us: Color, eval: &Evaluator) -> f32 {
 const LEAF_DEPTH: u32 = 2;
 
 /// The values, for the side to move in `pos`, of playing each of `moves`: an alpha-beta search
-/// of [`LEAF_DEPTH`] plies after each, as if both sides saw the whole world from there.
-fn leaf_scores(pos: &Position, moves: &[Move], eval: &Evaluator) -> WorldScores {
-    let limit = WorldLimit { nodes: None, deadline: None, max_depth: LEAF_DEPTH, table_entries: 256 };
+/// of [`LEAF_DEPTH`] plies after each, as if both sides saw the whole world from there, cut
+/// short at `deadline` (the plies it completed count).
+fn leaf_scores(pos: &Position, moves: &[Move], eval: &Evaluator, deadline: Option<Instant>) -> WorldScores {
+    let limit = WorldLimit { nodes: None, deadline, max_depth: LEAF_DEPTH, table_entries: 256 };
     score_root_moves(pos, moves, limit, &AtomicBool::new(false), eval)
 }
 
@@ -194,13 +196,14 @@ impl Subgame {
 
     /// Chooses up to `count` leaves and expands them, evaluating them in parallel on the
     /// current pool; returns how many were expanded (fewer when the walks find no leaf, the
-    /// tree would pass `max_nodes`, or `out_of_time` says so before a leaf is evaluated).
+    /// tree would pass `max_nodes`, or `out_of_time` says so before a leaf is evaluated; a leaf
+    /// being evaluated at `deadline` is valued by the plies its search completed).
     pub fn expand(
         &mut self,
         count: usize,
         eval: &Evaluator,
         max_nodes: usize,
-        out_of_time: &(dyn Fn() -> bool + Sync),
+        (out_of_time, deadline): (&(dyn Fn() -> bool + Sync), Option<Instant>),
     ) -> usize {
         let mut jobs = Vec::new();
         let mut chosen = HashSet::new();
@@ -217,7 +220,7 @@ impl Subgame {
         }
         let results: Vec<Expansion> = jobs
             .par_iter()
-            .map(|job| if out_of_time() { Expansion::Skipped } else { self.evaluate(job, eval) })
+            .map(|job| if out_of_time() { Expansion::Skipped } else { self.evaluate(job, eval, deadline) })
             .collect();
         let mut done = 0;
         for (job, result) in jobs.into_iter().zip(results) {
@@ -297,7 +300,7 @@ impl Subgame {
             game.tree.children(node).find(|&c| game.data[c as usize].mv == mv)
         });
         let Some(job) = job else { return false };
-        let result = self.evaluate(&job, eval);
+        let result = self.evaluate(&job, eval, None);
         self.insert(job, result);
         true
     }
@@ -369,14 +372,14 @@ impl Subgame {
                 if m.is_drop() && pos.occupied().contains(m.to) {
                     (m, Some(true))
                 } else {
-                    (m, playable.iter().any(|&p| p == m).then_some(false))
+                    (m, playable.contains(&m).then_some(false))
                 }
             })
             .collect()
     }
 
     /// Evaluates a job: the leaf's keys, and its children with their values.
-    fn evaluate(&self, job: &Job, eval: &Evaluator) -> Expansion {
+    fn evaluate(&self, job: &Job, eval: &Evaluator, deadline: Option<Instant>) -> Expansion {
         let us = self.us;
         let pos = &job.sim.pos;
         let keys = match &job.from {
@@ -392,7 +395,7 @@ impl Subgame {
         }
         let here = leaf_value(pos, us, eval);
         let playable: Vec<Move> = actions.iter().filter(|a| a.1 == Some(false)).map(|a| a.0).collect();
-        let searched = leaf_scores(pos, &playable, eval);
+        let searched = leaf_scores(pos, &playable, eval, deadline);
         let sign = if pos.turn() == us { 1.0 } else { -1.0 };
         let mut scores = playable.iter().zip(&searched.scores);
         let children = actions
