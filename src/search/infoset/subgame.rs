@@ -185,6 +185,7 @@ impl Subgame {
     }
 
     /// The observation keys (ours, theirs) of an expanded node.
+    #[cfg(test)]
     pub fn keys_of(&self, node: u32) -> [u64; 2] {
         self.data[node as usize].keys
     }
@@ -393,18 +394,20 @@ impl Subgame {
         if actions.is_empty() {
             return Expansion::Terminal(result_value(job.sim.no_moves_result(), us));
         }
-        let here = leaf_value(pos, us, eval);
+        // A bounce, or a move this world does not allow, leaves the position as it is.
+        let unchanged = actions.iter().any(|a| a.1 != Some(false));
+        let here = if unchanged { leaf_value(pos, us, eval) } else { 0.0 };
         let playable: Vec<Move> = actions.iter().filter(|a| a.1 == Some(false)).map(|a| a.0).collect();
         let searched = leaf_scores(pos, &playable, eval, deadline);
         let sign = if pos.turn() == us { 1.0 } else { -1.0 };
-        let mut scores = playable.iter().zip(&searched.scores);
+        let mut scores = searched.scores.iter();
         let children = actions
             .into_iter()
             .map(|(mv, bounce)| match bounce {
                 Some(true) => ChildSpec { mv, bounce: true, value: here, terminal: false },
                 None => ChildSpec { mv, bounce: false, value: here, terminal: true },
                 Some(false) => {
-                    let score = scores.next().and_then(|(_, s)| *s);
+                    let score = scores.next().copied().flatten();
                     let mut sim = job.sim.clone();
                     match sim.step(mv).result {
                         Some(result) => {
@@ -439,15 +442,14 @@ impl Subgame {
         }
     }
 
-    /// Our root information set's moves with their current and average probabilities and
-    /// their values for us (weighted over the worlds by their reach).
+    /// Our root information set's moves with their current probabilities and their values for
+    /// us (weighted over the worlds).
     pub fn root_policy(&self) -> Vec<RootMove> {
         let Some(&(root, _)) = self.tree.roots().iter().find(|r| matches!(self.tree.kind(r.0), Kind::Decision(_)))
         else {
             return Vec::new();
         };
         let set = self.tree.infoset_of(root).expect("an expanded root has a set");
-        let average = set.average();
         let total: f64 = self.tree.roots().iter().map(|r| r.1).sum();
         let mut values = vec![0.0f64; set.actions().len()];
         for &(r, w) in self.tree.roots() {
@@ -464,7 +466,6 @@ impl Subgame {
             .map(|(i, c)| RootMove {
                 mv: self.data[c as usize].mv,
                 current: set.strategy()[i],
-                average: average[i],
                 value: values[i] as f32,
             })
             .collect()
@@ -478,8 +479,6 @@ pub struct RootMove {
     pub mv: Move,
     /// Its probability in the current strategy.
     pub current: f32,
-    /// Its probability in the average strategy.
-    pub average: f32,
     /// Its value for us, averaged over the worlds.
     pub value: f32,
 }
